@@ -1,6 +1,26 @@
-/* The interface between a scheduler adapter and the jobtap runtime. */
+/* The interface between a scheduler adapter and the jobtap runtime.
+ *
+ * The runtime (libslurm-jobtap) knows nothing of Slurm.  An adapter feeds
+ * jobs and state changes in through the jobtap_host_* calls and receives
+ * actions out through struct jobtap_host_ops.
+ *
+ * Threading: every call takes the runtime's one recursive mutex.  The ops
+ * callbacks run with that mutex held, possibly from inside a jobtap plugin
+ * callback: they must not block on scheduler locks (queue the work) and
+ * must not assume which thread calls them.  Calls back into jobtap_host_*
+ * from an ops callback are allowed (the mutex is recursive).
+ *
+ * Ids: a job's id is the scheduler's job id.  Before the scheduler assigns
+ * it (at submit), the runtime gives the provisional job an id with bit 63
+ * set (JOBTAP_PROVISIONAL_ID_BIT); job_new() rebinds it to the real id.
+ */
 #ifndef SLURM_JOBTAP_HOST_H
 #define SLURM_JOBTAP_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -8,6 +28,233 @@ extern "C" {
 
 /* Version of the runtime library, for the adapters' load log line. */
 const char *jobtap_runtime_version (void);
+
+#define JOBTAP_PROVISIONAL_ID_BIT (1ULL << 63)
+
+/* Job states, same bit values as flux_job_state_t (RFC 21). */
+enum {
+    JOBTAP_STATE_NEW = 1,
+    JOBTAP_STATE_DEPEND = 2,
+    JOBTAP_STATE_PRIORITY = 4,
+    JOBTAP_STATE_SCHED = 8,
+    JOBTAP_STATE_RUN = 16,
+    JOBTAP_STATE_CLEANUP = 32,
+    JOBTAP_STATE_INACTIVE = 64,
+};
+
+/* Job results, same values as flux_job_result_t. */
+enum {
+    JOBTAP_RESULT_COMPLETED = 1,
+    JOBTAP_RESULT_FAILED = 2,
+    JOBTAP_RESULT_CANCELED = 4,
+    JOBTAP_RESULT_TIMEOUT = 8,
+};
+
+/* Priority sentinels returned by jobtap_host_job_priority(). */
+#define JOBTAP_PRIORITY_UNSET (-1)
+#define JOBTAP_PRIORITY_UNAVAIL (-2)
+
+/* Roles for credentials (same bits as FLUX_ROLE_*). */
+#define JOBTAP_ROLE_OWNER 1
+#define JOBTAP_ROLE_USER 2
+
+typedef struct {
+    char text[512];
+} jobtap_host_error_t;
+
+/* Callbacks out to the scheduler.  Every member may be NULL.  'arg' is
+ * the pointer given to jobtap_host_init().  All run with the runtime
+ * mutex held (see above). */
+struct jobtap_host_ops {
+    /* Every flux_log() line and every runtime message (syslog levels).
+     * Default when NULL: "slurm-jobtap: <msg>" on stderr. */
+    void (*log) (int level, const char *msg, void *arg);
+
+    /* Keep the job from being scheduled, showing 'reason' to users, e.g.
+     * "jobtap: <dependency description>" or "jobtap: priority
+     * unavailable".  May be called again with a new reason while held. */
+    void (*hold) (uint64_t id, const char *reason, void *arg);
+
+    /* Undo hold(): the job may be scheduled again. */
+    void (*release) (uint64_t id, void *arg);
+
+    /* The job's jobtap priority (0..4294967295) was assigned or changed
+     * while the job is eligible (SCHED). */
+    void (*set_priority) (uint64_t id, int64_t priority, void *arg);
+
+    /* A plugin raised a fatal exception: cancel the job.  'type' is the
+     * exception type, 'note' the text (may be ""). */
+    void (*cancel) (uint64_t id, const char *type, const char *note, void *arg);
+
+    /* Optional: a plugin changed the jobspec of a known job outside of
+     * submit/update (jobspec_update_id_pack, or updates posted from
+     * state callbacks).  'updates' maps dotted keys to new values
+     * (borrowed; incref to keep). */
+    void (*jobspec_update) (uint64_t id, json_t *updates, void *arg);
+
+    /* Optional: every event appended to a known job's eventlog
+     * ({"timestamp":f, "name":s, "context"?:o}, borrowed). */
+    void (*event) (uint64_t id, json_t *entry, void *arg);
+};
+
+/* --- Lifecycle --------------------------------------------------------- */
+
+/* Take a reference on the process-wide runtime, creating it on first use.
+ * The first call with non-NULL ops installs them; later calls only take a
+ * reference (two Slurm plugins in one slurmctld share one runtime).
+ * Returns 0, or -1 with errno set. */
+int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg);
+
+/* Drop a reference.  The last one unloads every plugin (job aux
+ * destructors run) and frees all jobs. */
+void jobtap_host_fini (void);
+
+/* Load jobtap.conf (TOML): [job-manager] plugins and [slurm-jobtap]
+ * settings.  Builtins (.priority-default, .dependency-slurm) load first,
+ * then each entry in order (remove before load).  Relative plugin names
+ * are searched in the config file's directory, then in the install
+ * search dir.  If the runtime is already configured from the same path
+ * this is a no-op returning 0 (the second Slurm plugin).  On error
+ * nothing stays loaded and err reads e.g.
+ *   "/etc/slurm/jobtap.conf:4: [job-manager.plugins][1]: load: foo.so: No
+ *    such plugin found".
+ * A NULL path loads only the builtins (no config file). */
+int jobtap_host_load_config (const char *path, jobtap_host_error_t *err);
+
+/* Re-read the config file (scontrol reconfigure).  An unchanged plugin
+ * list only calls conf.update on every plugin; a changed one unloads and
+ * reloads the plugin set (load-time replay rebuilds per-job state).  On
+ * any failure the previous good configuration stays in effect and -1 is
+ * returned with err set. */
+int jobtap_host_reload (jobtap_host_error_t *err);
+
+/* The [slurm-jobtap] table of the current config as a new reference
+ * (an empty object if absent).  Caller json_decref()s. */
+json_t *jobtap_host_settings (void);
+
+/* Plugins at run time (the future command-line transport uses these). */
+int jobtap_host_plugin_load (const char *name,
+                             json_t *conf,
+                             jobtap_host_error_t *err);
+int jobtap_host_plugin_remove (const char *name, jobtap_host_error_t *err);
+/* New array of list names in call order; 'all' includes ".builtins". */
+json_t *jobtap_host_plugin_list (bool all);
+/* plugin.query: new object (at least name and path), NULL + err. */
+json_t *jobtap_host_plugin_query (const char *name, jobtap_host_error_t *err);
+
+/* Call a service registered with flux_jobtap_service_register(), e.g.
+ * topic "job-manager.test.reprioritize".  'request' is a JSON object (may
+ * be NULL), 'userid'/'rolemask' the caller's credentials (rolemask
+ * JOBTAP_ROLE_OWNER for the instance owner).  The handler must respond
+ * before returning.  Returns 0 with *response a new reference (JSON null
+ * if the response had no payload), or -1 with errno and err set. */
+int jobtap_host_service_call (const char *topic,
+                              json_t *request,
+                              uint32_t userid,
+                              uint32_t rolemask,
+                              json_t **response,
+                              jobtap_host_error_t *err);
+
+/* --- Jobs -------------------------------------------------------------- */
+
+enum {
+    JOBTAP_SUBMIT_TEST_ONLY = 1, /* --test-only: will be aborted, not new'd */
+};
+
+/* A job is being submitted (no id yet).  Runs job.create, job.validate and
+ * job.dependency.<scheme> for each attributes.system.dependencies entry on
+ * a provisional NEW job.  'jobspec' is copied.
+ *
+ * Returns 0 if accepted: *token names the provisional job (for job_new or
+ * submit_abort) and *updates (if non-NULL) is a new object of the jobspec
+ * updates plugins requested (dotted keys -> values), to apply to the
+ * scheduler's job.  Returns -1 if rejected, with the user-facing message
+ * in err (e.g. "rejected by job-manager plugin 'x.so'") and errno set. */
+int jobtap_host_submit (json_t *jobspec,
+                        uint32_t userid,
+                        int urgency,
+                        double t_submit,
+                        int flags,
+                        json_t **updates,
+                        uint64_t *token,
+                        jobtap_host_error_t *err);
+
+/* Drop a provisional job the scheduler refused or that was --test-only.
+ * job.destroy runs, job.new never does.  Unknown tokens are ignored.
+ * Provisional jobs never bound are also expired by the runtime (the
+ * [slurm-jobtap] settings provisional-max, default 1024 jobs, and
+ * provisional-timeout, default 600 s, bound them). */
+void jobtap_host_submit_abort (uint64_t token);
+
+/* The job exists with a real id.  token != 0: bind the provisional job
+ * (plugins' job aux survives), replacing its jobspec with 'jobspec' if
+ * non-NULL.  token == 0: a job the runtime has not seen (restart or
+ * discovery): job.create then job.new, with no rejection.  Then job.new
+ * runs and the job moves through DEPEND, PRIORITY and SCHED, calling
+ * hold/release/set_priority as needed.  EEXIST if the id is known,
+ * ENOENT for an unknown or expired token. */
+int jobtap_host_job_new (uint64_t token,
+                         uint64_t id,
+                         uint32_t userid,
+                         int urgency,
+                         double t_submit,
+                         json_t *jobspec,
+                         jobtap_host_error_t *err);
+
+/* The job's jobtap priority: 0..4294967295, JOBTAP_PRIORITY_UNSET (-1)
+ * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin
+ * withholds it.  Returns 0, or -1 with ENOENT for an unknown job. */
+int jobtap_host_job_priority (uint64_t id, int64_t *priority);
+
+/* The scheduler started the job (SCHED -> RUN).  'R' may be NULL. */
+int jobtap_host_job_run (uint64_t id, json_t *R);
+
+/* The job ended (-> CLEANUP): result is a JOBTAP_RESULT_* value, status
+ * the wait status for COMPLETED/FAILED, 'note' text for the exception
+ * that CANCELED/TIMEOUT post (may be NULL). */
+int jobtap_host_job_finish (uint64_t id,
+                            int result,
+                            int status,
+                            const char *note);
+
+/* The job is gone from the scheduler (-> INACTIVE).  A job not yet in
+ * CLEANUP is first finished as CANCELED.  job.state.inactive,
+ * job.inactive-add and job.destroy run, then job aux is destroyed.  The
+ * runtime keeps a bounded number of inactive jobs (setting
+ * inactive-max, default 1000), purging the oldest with
+ * job.inactive-remove. */
+int jobtap_host_job_inactive (uint64_t id);
+
+/* The user or admin changed the job's urgency (0..31). */
+int jobtap_host_job_urgency (uint64_t id, int urgency);
+
+/* A job update request: 'updates' maps dotted jobspec keys to values
+ * (e.g. {"attributes.system.duration": 3600}).  Runs job.update.<key>
+ * for each key with cred {userid, rolemask}, then job.validate on the
+ * updated jobspec unless a handler set 'validated', then applies the
+ * update (job.update runs).  Returns 0 with *final (if non-NULL) the
+ * updates to apply (a new object; handlers may add keys), or -1 with the
+ * rejection message in err. */
+int jobtap_host_job_update (uint64_t id,
+                            json_t *updates,
+                            uint32_t userid,
+                            uint32_t rolemask,
+                            json_t **final,
+                            jobtap_host_error_t *err);
+
+/* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
+int jobtap_host_reprioritize_all (void);
+
+/* A new object describing a job: id, userid, urgency, priority, state,
+ * t_submit, jobspec, dependencies (array), annotations, flags (array),
+ * eventlog (array of entries).  NULL + ENOENT if unknown. */
+json_t *jobtap_host_job_info (uint64_t id);
+
+/* A new array of the ids of all known active jobs (not provisional). */
+json_t *jobtap_host_job_list (void);
+
+/* Forget an inactive job now (job.inactive-remove).  ENOENT/EINVAL. */
+int jobtap_host_job_purge (uint64_t id);
 
 #ifdef __cplusplus
 }

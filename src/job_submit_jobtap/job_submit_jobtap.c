@@ -14,7 +14,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 extern int init (void)
 {
-    info ("%s: loaded (slurm-jobtap runtime %s)", plugin_type,
+    info ("loaded (slurm-jobtap runtime %s)",
           jobtap_runtime_version ());
     return SLURM_SUCCESS;
 }

@@ -1,0 +1,184 @@
+/* slurm-jobtap: the subset of Flux's <flux/core.h> that jobtap plugins use.
+ *
+ * Written for slurm-jobtap; API-compatible with flux-core so that jobtap
+ * plugins compile unchanged.  See docs/api.md for what is supported and
+ * what fails with ENOSYS because there is no Flux broker here.
+ */
+#ifndef SLURM_JOBTAP_FLUX_CORE_H
+#define SLURM_JOBTAP_FLUX_CORE_H
+
+/* Flux's core.h pulls these in and plugins rely on it. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <jansson.h>
+
+#include "plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef FLUX_JOBTAP_PRINTF
+#define FLUX_JOBTAP_PRINTF(a, b) __attribute__ ((format (printf, a, b)))
+#endif
+
+/* Marks this header set, so plugins can tell it from a real flux-core. */
+#define SLURM_JOBTAP 1
+
+typedef struct flux_handle flux_t;
+typedef struct flux_msg flux_msg_t;
+typedef struct flux_msg_handler flux_msg_handler_t;
+typedef struct flux_reactor flux_reactor_t;
+typedef struct flux_watcher flux_watcher_t;
+typedef struct flux_future flux_future_t;
+
+typedef void (*flux_free_f) (void *arg);
+
+typedef struct {
+    char text[160];
+} flux_error_t;
+
+/* Roles and user ids (RFC 12). */
+#define FLUX_USERID_UNKNOWN 0xFFFFFFFF
+enum {
+    FLUX_ROLE_NONE = 0,
+    FLUX_ROLE_OWNER = 1,
+    FLUX_ROLE_USER = 2,
+    FLUX_ROLE_LOCAL = 4,
+    FLUX_ROLE_ALL = 0xFFFFFFFF,
+};
+
+#define FLUX_NODEID_ANY 0xFFFFFFFF
+
+/* Jobs (RFC 21). */
+typedef uint64_t flux_jobid_t;
+#define FLUX_JOBID_ANY 0xFFFFFFFFFFFFFFFFULL
+
+typedef enum {
+    FLUX_JOB_STATE_NEW = 1,
+    FLUX_JOB_STATE_DEPEND = 2,
+    FLUX_JOB_STATE_PRIORITY = 4,
+    FLUX_JOB_STATE_SCHED = 8,
+    FLUX_JOB_STATE_RUN = 16,
+    FLUX_JOB_STATE_CLEANUP = 32,
+    FLUX_JOB_STATE_INACTIVE = 64,
+} flux_job_state_t;
+
+enum {
+    FLUX_JOB_STATE_PENDING = 14,
+    FLUX_JOB_STATE_RUNNING = 48,
+    FLUX_JOB_STATE_ACTIVE = 62,
+};
+
+typedef enum {
+    FLUX_JOB_RESULT_COMPLETED = 1,
+    FLUX_JOB_RESULT_FAILED = 2,
+    FLUX_JOB_RESULT_CANCELED = 4,
+    FLUX_JOB_RESULT_TIMEOUT = 8,
+} flux_job_result_t;
+
+enum job_urgency {
+    FLUX_JOB_URGENCY_MIN = 0,
+    FLUX_JOB_URGENCY_HOLD = FLUX_JOB_URGENCY_MIN,
+    FLUX_JOB_URGENCY_DEFAULT = 16,
+    FLUX_JOB_URGENCY_MAX = 31,
+    FLUX_JOB_URGENCY_EXPEDITE = FLUX_JOB_URGENCY_MAX,
+};
+
+/* PRIORITY_MAX does not fit an int: plain macros avoid a C enum overflow. */
+#define FLUX_JOB_PRIORITY_MIN 0
+#define FLUX_JOB_PRIORITY_MAX 4294967295U
+
+/* fmt: "S" (default) upper long, "s" lower long, "C"/"c" one letter. */
+const char *flux_job_statetostr (flux_job_state_t state, const char *fmt);
+int flux_job_strtostate (const char *s, flux_job_state_t *state);
+const char *flux_job_resulttostr (flux_job_result_t result, const char *fmt);
+int flux_job_strtoresult (const char *s, flux_job_result_t *result);
+
+/* Logging: routed to the scheduler's log.  A NULL handle logs too. */
+int flux_vlog (flux_t *h, int level, const char *fmt, va_list ap);
+int flux_log (flux_t *h, int level, const char *fmt, ...)
+    FLUX_JOBTAP_PRINTF (3, 4);
+void flux_log_verror (flux_t *h, const char *fmt, va_list ap);
+void flux_log_error (flux_t *h, const char *fmt, ...)
+    FLUX_JOBTAP_PRINTF (2, 3);
+#define FLUX_LOG_ERROR(h) \
+    (void)flux_log_error ((h), "%s::%d[%s]", __FILE__, __LINE__, __func__)
+const char *flux_strerror (int errnum);
+
+/* Handle aux storage (no broker behind it, but plugins use it). */
+int flux_aux_set (flux_t *h, const char *name, void *aux, flux_free_f destroy);
+void *flux_aux_get (flux_t *h, const char *name);
+
+/* Messages and service handlers.  Requests come from the host's service
+ * transport (jobtap_host_service_call), not from a broker. */
+typedef void (*flux_msg_handler_f) (flux_t *h,
+                                    flux_msg_handler_t *mh,
+                                    const flux_msg_t *msg,
+                                    void *arg);
+
+int flux_request_decode (const flux_msg_t *msg,
+                         const char **topic,
+                         const char **s);
+int flux_request_unpack (const flux_msg_t *msg,
+                         const char **topic,
+                         const char *fmt,
+                         ...);
+int flux_respond (flux_t *h, const flux_msg_t *request, const char *s);
+int flux_respond_pack (flux_t *h,
+                       const flux_msg_t *request,
+                       const char *fmt,
+                       ...);
+int flux_respond_error (flux_t *h,
+                        const flux_msg_t *request,
+                        int errnum,
+                        const char *errstr);
+const char *flux_msg_last_error (const flux_msg_t *msg);
+int flux_msg_get_userid (const flux_msg_t *msg, uint32_t *userid);
+int flux_msg_get_rolemask (const flux_msg_t *msg, uint32_t *rolemask);
+int flux_msg_get_topic (const flux_msg_t *msg, const char **topic);
+int flux_msg_authorize (const flux_msg_t *msg, uint32_t userid);
+
+/* Not available without a Flux broker: they log once per call site and
+ * fail with ENOSYS (see docs/api.md). */
+flux_reactor_t *flux_get_reactor (flux_t *h);
+const char *flux_attr_get (flux_t *h, const char *name);
+int flux_get_rank (flux_t *h, uint32_t *rank);
+int flux_get_size (flux_t *h, uint32_t *size);
+flux_future_t *flux_rpc (flux_t *h,
+                         const char *topic,
+                         const char *s,
+                         uint32_t nodeid,
+                         int flags);
+flux_future_t *flux_rpc_pack (flux_t *h,
+                              const char *topic,
+                              uint32_t nodeid,
+                              int flags,
+                              const char *fmt,
+                              ...);
+void flux_future_destroy (flux_future_t *f);
+
+typedef void (*flux_watcher_f) (flux_reactor_t *r,
+                                flux_watcher_t *w,
+                                int revents,
+                                void *arg);
+flux_watcher_t *flux_timer_watcher_create (flux_reactor_t *r,
+                                           double after,
+                                           double repeat,
+                                           flux_watcher_f cb,
+                                           void *arg);
+void flux_watcher_start (flux_watcher_t *w);
+void flux_watcher_stop (flux_watcher_t *w);
+void flux_watcher_destroy (flux_watcher_t *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* !SLURM_JOBTAP_FLUX_CORE_H */

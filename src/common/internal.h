@@ -1,0 +1,53 @@
+/* Private declarations shared by the runtime's source files. */
+#ifndef JOBTAP_INTERNAL_H
+#define JOBTAP_INTERNAL_H
+
+#include <stdarg.h>
+#include <jansson.h>
+#include <flux/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* plugin.c */
+int plugin_init_builtin (flux_plugin_t *p, flux_plugin_init_f init);
+json_t *plugin_conf_get (flux_plugin_t *p);
+
+/* flux.c */
+void runtime_vlog (int level, const char *fmt, va_list ap);
+void runtime_log (int level, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+flux_t *runtime_handle (void);
+void runtime_handle_clear (void);
+
+struct service_msg;
+flux_msg_t *msg_create (const char *topic,
+                        json_t *payload,
+                        uint32_t userid,
+                        uint32_t rolemask);
+void msg_destroy (flux_msg_t *msg);
+/* 0 = responded ok (*response set), -1 = error response or none. */
+int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len);
+
+/* lock.c-like helpers live in jobtap.c */
+void runtime_lock (void);
+void runtime_unlock (void);
+
+/* builtins.c */
+int builtin_priority_default_init (flux_plugin_t *p);
+int builtin_dependency_slurm_init (flux_plugin_t *p);
+
+/* toml.cpp: parse a TOML file into a JSON object.  On success *lines is
+ * an array holding the source line of each [job-manager] plugins entry.
+ * On failure returns NULL with "file:line:col: message" in err. */
+json_t *toml_file_to_json (const char *path,
+                           json_t **lines,
+                           char *err,
+                           size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,318 @@
+# A private one-node Slurm cluster for tests and the demo. Sourced.
+#
+#   cluster_start [--conf LINES] [--jobtap-conf FILE] [--no-jobtap]
+#   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
+#   cluster_stop  [--failed]
+#
+# Everything lives in one temp dir: munged with its own key and socket,
+# slurmctld and slurmd on free loopback ports, state, spool and logs.
+# PluginDir is the build dir first, then Slurm's own. Teardown cancels the
+# cluster's jobs, then ends only the daemons it started, by pid. On failure the
+# dir is kept and the log tails are printed.
+#
+# Environment: JOBTAP_BUILD_DIR (default: <top>/build), CLUSTER_KEEP=1 keeps
+# the dir even on success, CLUSTER_DEBUG (SlurmctldDebug level, default debug).
+
+CLUSTER_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CLUSTER_BUILD=${JOBTAP_BUILD_DIR:-$CLUSTER_TOP/build}
+CLUSTER_DIR=
+CLUSTER_NODE=$(hostname -s)
+CLUSTER_PIDS=()
+
+_cluster_say() { printf 'cluster: %s\n' "$*" >&2; }
+
+# A TCP port nothing listens on, from a range clear of the usual services.
+_cluster_free_port() {
+	local port tries=0
+	while [ $tries -lt 200 ]; do
+		port=$((20000 + RANDOM % 20000))
+		if [ -z "$(ss -Htln "sport = :$port" 2>/dev/null)" ] &&
+			[[ " ${_cluster_ports[*]:-} " != *" $port "* ]]; then
+			_cluster_ports+=("$port")
+			echo "$port"
+			return 0
+		fi
+		tries=$((tries + 1))
+	done
+	return 1
+}
+
+# Slurm's PluginDir entries: every build dir holding one of our plugins, then
+# the directory of Slurm's own plugins.
+_cluster_plugindir() {
+	local dirs="" so
+	for so in "$CLUSTER_BUILD"/src/*/*_jobtap.so; do
+		[ -e "$so" ] && dirs="$dirs${dirs:+:}$(dirname "$so")"
+	done
+	local slurm_dir
+	slurm_dir=$(dirname "$(find /usr/lib /usr/lib64 -name libslurmfull.so -print -quit 2>/dev/null)")
+	echo "$dirs${dirs:+:}$slurm_dir"
+}
+
+# The value of KEY in the generated slurm.conf ("" when unset).
+cluster_conf_value() {
+	sed -n "s/^$1=//Ip" "$CLUSTER_DIR/slurm.conf" | tail -n 1
+}
+
+cluster_log() { cat "$CLUSTER_DIR/log/slurmctld.log"; }
+
+# Print the tail of every log, for a failing test.
+cluster_dump_logs() {
+	local f
+	for f in "$CLUSTER_DIR"/log/*; do
+		[ -s "$f" ] || continue
+		# A daemon's .out repeats its .log; show it only when the log is empty.
+		case "$f" in *.out) [ -s "${f%.out}.log" ] && continue ;; esac
+		printf '# ---- %s (last 40 lines) ----\n' "$f"
+		tail -n 40 "$f" | sed 's/^/# /'
+	done
+}
+
+_cluster_write_conf() {
+	local extra=$1 jobtap=$2 ctld_port slurmd_port
+	ctld_port=$(_cluster_free_port) && slurmd_port=$(_cluster_free_port) ||
+		{ _cluster_say "no free port"; return 1; }
+	local defaults
+	defaults=$(
+		cat <<EOF
+ClusterName=jobtaptest
+SlurmctldHost=$CLUSTER_NODE(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$CLUSTER_DIR/munge/munge.sock
+CredType=cred/munge
+StateSaveLocation=$CLUSTER_DIR/state
+SlurmdSpoolDir=$CLUSTER_DIR/spool
+SlurmctldPidFile=$CLUSTER_DIR/run/slurmctld.pid
+SlurmdPidFile=$CLUSTER_DIR/run/slurmd.pid
+SlurmctldLogFile=$CLUSTER_DIR/log/slurmctld.log
+SlurmdLogFile=$CLUSTER_DIR/log/slurmd.log
+SlurmctldDebug=${CLUSTER_DEBUG:-debug}
+SlurmdDebug=info
+PluginDir=$(_cluster_plugindir)
+MailProg=/bin/true
+MpiDefault=none
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MinJobAge=600
+EOF
+		if [ "$jobtap" = 1 ]; then
+			cat <<EOF
+JobSubmitPlugins=jobtap
+PriorityType=priority/multifactor
+PrioritySiteFactorPlugin=site_factor/jobtap
+EOF
+		fi
+		cat <<EOF
+NodeName=$CLUSTER_NODE NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
+PartitionName=debug Nodes=$CLUSTER_NODE Default=YES MaxTime=INFINITE State=UP
+EOF
+	)
+	# A key given in the extra lines replaces the default one.
+	local line key
+	while IFS= read -r line; do
+		key=${line%%=*}
+		[ -n "$line" ] && [ "$key" != "$line" ] &&
+			grep -qi "^$key=" <<<"$extra" && continue
+		printf '%s\n' "$line"
+	done <<<"$defaults" >"$CLUSTER_DIR/slurm.conf"
+	[ -n "$extra" ] && printf '%s\n' "$extra" >>"$CLUSTER_DIR/slurm.conf"
+	return 0
+}
+
+# Start a daemon in the foreground of a background job and remember its pid.
+_cluster_spawn() {
+	local name=$1
+	shift
+	"$@" >"$CLUSTER_DIR/log/$name.out" 2>&1 &
+	CLUSTER_PIDS+=("$!")
+	echo "$!" >"$CLUSTER_DIR/run/$name.pid"
+}
+
+_cluster_alive() { kill -0 "$1" 2>/dev/null; }
+
+# Plugins that Slurm failed to load are only logged (site_factor carries on
+# silently): turn that into a loud failure.
+_cluster_check_plugins() {
+	local log=$CLUSTER_DIR/log/slurmctld.log bad
+	bad=$(grep -E "cannot create (job_submit|site_factor|prep) context|Couldn't (find|load) specified plugin name for (job_submit|site_factor|prep|priority)" "$log")
+	if [ -n "$bad" ]; then
+		_cluster_say "slurmctld failed to load a plugin:"
+		printf '%s\n' "$bad" >&2
+		return 1
+	fi
+	local want
+	case ",$(cluster_conf_value JobSubmitPlugins)," in
+	*,jobtap,* | *,job_submit/jobtap,*) want="job_submit/jobtap" ;;
+	esac
+	[ "$(cluster_conf_value PrioritySiteFactorPlugin)" = site_factor/jobtap ] &&
+		want="$want site_factor/jobtap"
+	local p
+	for p in $want; do
+		grep -q "$p: init: loaded" "$log" ||
+			{ _cluster_say "slurmctld did not log that $p loaded"; return 1; }
+	done
+	return 0
+}
+
+# Wait until COMMAND succeeds, up to SECONDS (polling every 0.2 s).
+cluster_wait_for() {
+	local seconds=$1
+	shift
+	local deadline=$((SECONDS + seconds))
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+	return 0
+}
+
+_cluster_node_idle() {
+	[ "$(sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null)" = idle ]
+}
+
+cluster_start() {
+	local extra="" jobtap_conf="" jobtap=1
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--conf) extra=$2; shift 2 ;;
+		--jobtap-conf) jobtap_conf=$2; shift 2 ;;
+		--no-jobtap) jobtap=0; shift ;;
+		*) _cluster_say "unknown option $1"; return 1 ;;
+		esac
+	done
+	CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/jobtap-cluster.XXXXXX")
+	# A test that dies half-way must not leave daemons behind.
+	trap '_cluster_on_exit' EXIT
+	CLUSTER_PIDS=()
+	_cluster_ports=()
+	mkdir -p "$CLUSTER_DIR"/{state,spool,log,run,munge}
+	chmod 711 "$CLUSTER_DIR/munge"
+	dd if=/dev/urandom of="$CLUSTER_DIR/munge/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 400 "$CLUSTER_DIR/munge/munge.key"
+	_cluster_write_conf "$extra" "$jobtap" || { cluster_stop --failed; return 1; }
+	if [ -n "$jobtap_conf" ]; then
+		cp "$jobtap_conf" "$CLUSTER_DIR/jobtap.conf"
+	fi
+	export SLURM_CONF=$CLUSTER_DIR/slurm.conf
+
+	# --force: munged refuses to run as root otherwise.
+	_cluster_spawn munged /usr/sbin/munged -F --force \
+		--socket="$CLUSTER_DIR/munge/munge.sock" \
+		--key-file="$CLUSTER_DIR/munge/munge.key" \
+		--pid-file="$CLUSTER_DIR/run/munged-self.pid" \
+		--seed-file="$CLUSTER_DIR/munge/seed" \
+		--log-file="$CLUSTER_DIR/log/munged.log"
+	cluster_wait_for 10 test -S "$CLUSTER_DIR/munge/munge.sock" ||
+		{ _cluster_say "munged did not start"; cluster_stop --failed; return 1; }
+
+	_cluster_spawn slurmctld /usr/sbin/slurmctld -D -i -f "$SLURM_CONF"
+	_cluster_spawn slurmd /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_NODE"
+
+	local ctld_pid=${CLUSTER_PIDS[1]} slurmd_pid=${CLUSTER_PIDS[2]}
+	local deadline=$((SECONDS + 30))
+	until _cluster_node_idle; do
+		if ! _cluster_alive "$ctld_pid"; then
+			_cluster_say "slurmctld exited during start-up"
+			cluster_stop --failed
+			return 1
+		fi
+		if ! _cluster_alive "$slurmd_pid"; then
+			_cluster_say "slurmd exited during start-up"
+			cluster_stop --failed
+			return 1
+		fi
+		if [ $SECONDS -ge $deadline ]; then
+			_cluster_say "node $CLUSTER_NODE did not become idle within 30 s"
+			cluster_stop --failed
+			return 1
+		fi
+		sleep 0.2
+	done
+	_cluster_check_plugins || { cluster_stop --failed; return 1; }
+	return 0
+}
+
+# Restart slurmctld only (state is kept), e.g. to test recovery.
+cluster_restart_slurmctld() {
+	local pid=${CLUSTER_PIDS[1]}
+	kill "$pid" 2>/dev/null
+	_cluster_wait_exit "$pid" 20
+	mv "$CLUSTER_DIR/log/slurmctld.out" "$CLUSTER_DIR/log/slurmctld.out.1" 2>/dev/null
+	"/usr/sbin/slurmctld" -D -f "$SLURM_CONF" >"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
+	CLUSTER_PIDS[1]=$!
+	echo "$!" >"$CLUSTER_DIR/run/slurmctld.pid"
+	cluster_wait_for 30 _cluster_node_idle_or_busy
+}
+
+_cluster_node_idle_or_busy() {
+	sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null | grep -Eq '^(idle|mixed|allocated)$'
+}
+
+_cluster_no_active_jobs() {
+	[ -z "$(squeue -h -t R,CG,CF,S -o %i 2>/dev/null)" ]
+}
+
+_cluster_wait_exit() {
+	local pid=$1 seconds=$2
+	local deadline=$((SECONDS + seconds))
+	while _cluster_alive "$pid"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+_cluster_on_exit() {
+	[ -n "$CLUSTER_DIR" ] && cluster_stop --failed
+}
+
+# End of a test file: keep the logs when any assertion failed.
+cluster_finish() {
+	if tap_failed; then cluster_stop --failed; else cluster_stop; fi
+}
+
+cluster_stop() {
+	local failed=0
+	[ "${1:-}" = --failed ] && failed=1
+	[ -n "$CLUSTER_DIR" ] || return 0
+	# Jobs first, through slurmctld: their slurmstepd outlive slurmd.
+	if [ ${#CLUSTER_PIDS[@]} -ge 2 ] && _cluster_alive "${CLUSTER_PIDS[1]}"; then
+		local jobs
+		jobs=$(squeue -h -o %i 2>/dev/null)
+		if [ -n "$jobs" ]; then
+			# shellcheck disable=SC2086
+			scancel $jobs 2>/dev/null
+			cluster_wait_for 30 _cluster_no_active_jobs
+		fi
+	fi
+	local i pid
+	for ((i = ${#CLUSTER_PIDS[@]} - 1; i >= 0; i--)); do
+		pid=${CLUSTER_PIDS[i]}
+		_cluster_alive "$pid" || continue
+		kill "$pid" 2>/dev/null
+		if ! _cluster_wait_exit "$pid" 15; then
+			_cluster_say "pid $pid did not stop on SIGTERM; sending SIGKILL"
+			kill -9 "$pid" 2>/dev/null
+			_cluster_wait_exit "$pid" 5
+		fi
+	done
+	CLUSTER_PIDS=()
+	if [ "$failed" = 1 ] || [ -n "${CLUSTER_KEEP:-}" ]; then
+		[ "$failed" = 1 ] && cluster_dump_logs >&2
+		_cluster_say "logs kept in $CLUSTER_DIR"
+	else
+		rm -rf "$CLUSTER_DIR"
+	fi
+	CLUSTER_DIR=
+	unset SLURM_CONF
+}
