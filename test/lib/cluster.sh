@@ -196,6 +196,7 @@ cluster_start() {
 	CLUSTER_PIDS=()
 	_cluster_ports=()
 	mkdir -p "$CLUSTER_DIR"/{state,spool,log,run,munge}
+	chmod 711 "$CLUSTER_DIR" # munged wants its socket reachable
 	chmod 711 "$CLUSTER_DIR/munge"
 	dd if=/dev/urandom of="$CLUSTER_DIR/munge/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 400 "$CLUSTER_DIR/munge/munge.key"
