@@ -1,0 +1,66 @@
+/* Builtin jobtap plugins, loaded before any configured plugin. */
+#include <flux/core.h>
+#include <flux/jobtap.h>
+
+#include "internal.h"
+
+/* .priority-default: priority = urgency, as Flux's builtin. */
+static int priority_cb (flux_plugin_t *p,
+                        const char *topic,
+                        flux_plugin_arg_t *args,
+                        void *data)
+{
+    int urgency = FLUX_JOB_URGENCY_DEFAULT;
+    (void)topic;
+    (void)data;
+    if (flux_plugin_arg_unpack (args,
+                                FLUX_PLUGIN_ARG_IN,
+                                "{s:i}",
+                                "urgency", &urgency) < 0)
+        return flux_jobtap_error (p, args, "priority-default: %s",
+                                  flux_plugin_arg_strerror (args));
+    return flux_plugin_arg_pack (args,
+                                 FLUX_PLUGIN_ARG_OUT,
+                                 "{s:I}",
+                                 "priority", (json_int_t)urgency);
+}
+
+int builtin_priority_default_init (flux_plugin_t *p)
+{
+    static const struct flux_plugin_handler tab[] = {
+        { "job.state.priority", priority_cb, NULL },
+        { "job.priority.get", priority_cb, NULL },
+        { NULL, NULL, NULL },
+    };
+    return flux_plugin_register (p, NULL, tab);
+}
+
+/* .dependency-slurm: Slurm's own dependency schemes.  Slurm enforces
+ * them, so accepting the scheme is all we do: no jobtap dependency is
+ * added and the job is never held here. */
+static int slurm_dep_cb (flux_plugin_t *p,
+                         const char *topic,
+                         flux_plugin_arg_t *args,
+                         void *data)
+{
+    (void)p;
+    (void)topic;
+    (void)args;
+    (void)data;
+    return 0;
+}
+
+int builtin_dependency_slurm_init (flux_plugin_t *p)
+{
+    static const struct flux_plugin_handler tab[] = {
+        { "job.dependency.after", slurm_dep_cb, NULL },
+        { "job.dependency.afterany", slurm_dep_cb, NULL },
+        { "job.dependency.afterok", slurm_dep_cb, NULL },
+        { "job.dependency.afternotok", slurm_dep_cb, NULL },
+        { "job.dependency.aftercorr", slurm_dep_cb, NULL },
+        { "job.dependency.afterburstbuffer", slurm_dep_cb, NULL },
+        { "job.dependency.singleton", slurm_dep_cb, NULL },
+        { NULL, NULL, NULL },
+    };
+    return flux_plugin_register (p, NULL, tab);
+}

@@ -1,0 +1,1903 @@
+/* The jobtap host: plugins in load order, the per-job table, the
+ * current-job stack, topic dispatch and the flux_jobtap_* API.
+ * Behaviour follows flux-core's job-manager (see the semantics
+ * reference); the code is our own. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include <flux/core.h>
+#include <flux/jobtap.h>
+
+#include "aux.h"
+#include "host.h"
+#include "internal.h"
+
+#ifndef JOBTAP_PLUGIN_SEARCHDIR
+#define JOBTAP_PLUGIN_SEARCHDIR "/usr/local/lib/slurm-jobtap/plugins"
+#endif
+
+#define PRIORITY_UNAVAIL (-2)
+
+struct service {
+    char *topic;
+    uint32_t rolemask;
+    flux_msg_handler_f cb;
+    void *arg;
+    struct service *next;
+};
+
+/* One loaded jobtap plugin.  Stored in the plugin's aux as "flux::jobtap"
+ * (so flux_jobtap_* can tell jobtap plugins from others). */
+struct jt_plugin {
+    flux_plugin_t *p;
+    char *list_name;      /* basename or ".builtin" */
+    char *path;           /* NULL for builtins */
+    char *sort_mode;      /* set_load_sort_order */
+    struct service *services;
+    struct jt_plugin *next;
+};
+
+struct job_aux {
+    struct jt_plugin *plugin; /* NULL once the plugin is unloaded */
+    struct aux_item *items;
+    struct job_aux *next;
+};
+
+struct sub {
+    struct jt_plugin *plugin;
+    struct sub *next;
+};
+
+struct job {
+    flux_jobid_t id;
+    uint64_t token;           /* != 0 while provisional */
+    double t_created;
+    uint32_t userid;
+    int urgency;
+    int64_t priority;
+    double t_submit;
+    int state;
+    json_t *jobspec;
+    json_t *eventlog;
+    json_t *end_event;
+    json_t *R;
+    json_t *annotations;
+    json_t *deps;             /* description -> true, insertion order */
+    json_t *grudge;           /* every description ever added */
+    json_t *flags;            /* array of set flags */
+    json_t *posted;           /* event name -> true */
+    json_t *pending_updates;  /* jobspec_update_pack, flushed per plugin */
+    json_t *all_updates;      /* every applied update (submit result) */
+    json_t *queue;            /* events waiting while busy */
+    struct job_aux *aux;
+    struct sub *subs;
+    bool busy;
+    bool host_event;          /* event comes from the scheduler */
+    bool quiet_update;        /* don't notify jobspec_update */
+    char *hold_reason;        /* what we told ops->hold, NULL if not held */
+    int64_t reported_priority;
+    int perilog_active;
+    int refcount;
+    bool in_table;
+    struct job *hnext;        /* hash chain */
+};
+
+#define NBUCKETS 4096
+
+static struct runtime {
+    int refcount;
+    struct jobtap_host_ops ops;
+    void *ops_arg;
+    struct jt_plugin *plugins;
+    struct job *buckets[NBUCKETS];
+    struct job **stack;
+    int stack_len, stack_cap;
+    char *config_path;
+    json_t *config;           /* whole instance config */
+    json_t *plugins_conf;     /* [job-manager] plugins as loaded */
+    bool configured;
+    uint64_t next_token;
+    json_t *inactive_order;   /* ids of inactive jobs, oldest first */
+} rt;
+
+static pthread_mutex_t rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void runtime_lock (void)
+{
+    pthread_mutex_lock (&rt_lock);
+}
+
+void runtime_unlock (void)
+{
+    pthread_mutex_unlock (&rt_lock);
+}
+
+const char *jobtap_runtime_version (void)
+{
+    return "0.1.0";
+}
+
+/* --- logging ----------------------------------------------------------- */
+
+void runtime_vlog (int level, const char *fmt, va_list ap)
+{
+    char buf[2048];
+
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    runtime_lock ();
+    if (rt.ops.log)
+        rt.ops.log (level, buf, rt.ops_arg);
+    else
+        fprintf (stderr, "slurm-jobtap: %s\n", buf);
+    runtime_unlock ();
+}
+
+void runtime_log (int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    runtime_vlog (level, fmt, ap);
+    va_end (ap);
+}
+
+static void seterr (jobtap_host_error_t *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static void seterr (jobtap_host_error_t *err, const char *fmt, ...)
+{
+    if (err) {
+        int saved_errno = errno;
+        va_list ap;
+        va_start (ap, fmt);
+        vsnprintf (err->text, sizeof (err->text), fmt, ap);
+        va_end (ap);
+        errno = saved_errno;
+    }
+}
+
+static double now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --- plugins ----------------------------------------------------------- */
+
+static struct jt_plugin *jt_get (flux_plugin_t *p)
+{
+    if (!p)
+        return NULL;
+    int saved_errno = errno;
+    struct jt_plugin *jt = flux_plugin_aux_get (p, "flux::jobtap");
+    errno = saved_errno;
+    return jt;
+}
+
+static const char *jt_name (flux_plugin_t *p)
+{
+    struct jt_plugin *jt = jt_get (p);
+    return jt && jt->list_name ? jt->list_name : "none";
+}
+
+/* Internal name: what the plugin set, but a path-like name (the default
+ * after load_dso) becomes the basename up to the first '.'. */
+static const char *jt_internal_name (struct jt_plugin *jt)
+{
+    const char *name = flux_plugin_get_name (jt->p);
+    return name ? name : jt->list_name;
+}
+
+static bool is_loaded (struct jt_plugin *jt)
+{
+    for (struct jt_plugin *x = rt.plugins; x; x = x->next)
+        if (x == jt)
+            return true;
+    return false;
+}
+
+/* --- jobs table -------------------------------------------------------- */
+
+static unsigned bucket (flux_jobid_t id)
+{
+    return (unsigned)((id ^ (id >> 29)) % NBUCKETS);
+}
+
+static struct job *table_find (flux_jobid_t id)
+{
+    for (struct job *j = rt.buckets[bucket (id)]; j; j = j->hnext)
+        if (j->id == id)
+            return j;
+    return NULL;
+}
+
+static void table_insert (struct job *job)
+{
+    unsigned b = bucket (job->id);
+    job->hnext = rt.buckets[b];
+    rt.buckets[b] = job;
+    job->in_table = true;
+}
+
+static void table_remove (struct job *job)
+{
+    if (!job->in_table)
+        return;
+    for (struct job **jp = &rt.buckets[bucket (job->id)]; *jp;
+         jp = &(*jp)->hnext) {
+        if (*jp == job) {
+            *jp = job->hnext;
+            break;
+        }
+    }
+    job->in_table = false;
+}
+
+/* A snapshot of jobs (with references), so callbacks may change the
+ * table while we iterate. */
+static struct job **table_snapshot (int *countp, bool include_provisional);
+
+static void job_aux_destroy_all (struct job *job);
+
+static struct job *job_incref (struct job *job)
+{
+    if (job)
+        job->refcount++;
+    return job;
+}
+
+static void job_decref (struct job *job)
+{
+    if (job && --job->refcount == 0) {
+        int saved_errno = errno;
+        job_aux_destroy_all (job);
+        while (job->subs) {
+            struct sub *s = job->subs;
+            job->subs = s->next;
+            free (s);
+        }
+        json_decref (job->jobspec);
+        json_decref (job->eventlog);
+        json_decref (job->end_event);
+        json_decref (job->R);
+        json_decref (job->annotations);
+        json_decref (job->deps);
+        json_decref (job->grudge);
+        json_decref (job->flags);
+        json_decref (job->posted);
+        json_decref (job->pending_updates);
+        json_decref (job->all_updates);
+        json_decref (job->queue);
+        free (job->hold_reason);
+        free (job);
+        errno = saved_errno;
+    }
+}
+
+static struct job *job_create (json_t *jobspec,
+                               uint32_t userid,
+                               int urgency,
+                               double t_submit)
+{
+    struct job *job = calloc (1, sizeof (*job));
+    if (!job)
+        return NULL;
+    job->refcount = 1;
+    job->userid = userid;
+    job->urgency = urgency;
+    job->priority = -1;
+    job->reported_priority = -1;
+    job->t_submit = t_submit;
+    job->t_created = now ();
+    job->state = FLUX_JOB_STATE_NEW;
+    job->jobspec = jobspec ? json_deep_copy (jobspec) : json_object ();
+    job->eventlog = json_array ();
+    job->annotations = json_object ();
+    job->deps = json_object ();
+    job->grudge = json_object ();
+    job->flags = json_array ();
+    job->posted = json_object ();
+    job->all_updates = json_object ();
+    job->queue = json_array ();
+    if (!job->jobspec || !job->eventlog || !job->annotations || !job->deps
+        || !job->grudge || !job->flags || !job->posted || !job->all_updates
+        || !job->queue) {
+        job_decref (job);
+        errno = ENOMEM;
+        return NULL;
+    }
+    /* Plugins never see the environment (Flux redacts it too). */
+    json_t *system = json_object_get (json_object_get (job->jobspec,
+                                                       "attributes"),
+                                      "system");
+    if (system)
+        json_object_del (system, "environment");
+    return job;
+}
+
+static bool job_is_bound (struct job *job)
+{
+    return job->token == 0;
+}
+
+/* --- current job stack ------------------------------------------------- */
+
+static int stack_push (struct job *job)
+{
+    if (rt.stack_len == rt.stack_cap) {
+        int cap = rt.stack_cap ? rt.stack_cap * 2 : 16;
+        struct job **s = realloc (rt.stack, cap * sizeof (*s));
+        if (!s)
+            return -1;
+        rt.stack = s;
+        rt.stack_cap = cap;
+    }
+    rt.stack[rt.stack_len++] = job_incref (job);
+    return 0;
+}
+
+static void stack_pop (void)
+{
+    if (rt.stack_len > 0)
+        job_decref (rt.stack[--rt.stack_len]);
+}
+
+static struct job *current_job (void)
+{
+    return rt.stack_len > 0 ? rt.stack[rt.stack_len - 1] : NULL;
+}
+
+/* Generic lookup: current job, then the table. */
+static struct job *lookup_jobid (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *cur;
+    struct job *job;
+
+    if (!jt_get (p)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    cur = current_job ();
+    if (id == FLUX_JOBTAP_CURRENT_JOB || (cur && cur->id == id))
+        return cur; /* NULL with errno untouched if there is none */
+    if (!(job = table_find (id)))
+        errno = ENOENT;
+    return job;
+}
+
+static struct job *lookup_active_jobid (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *job = lookup_jobid (p, id);
+    if (!job || job->state == FLUX_JOB_STATE_INACTIVE) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return job;
+}
+
+/* --- args -------------------------------------------------------------- */
+
+static flux_plugin_arg_t *job_args_create (struct job *job)
+{
+    flux_plugin_arg_t *args = flux_plugin_arg_create ();
+    if (!args)
+        return NULL;
+    if (flux_plugin_arg_pack (args,
+                              FLUX_PLUGIN_ARG_IN,
+                              "{s:O s:I s:I s:i s:i s:I s:f}",
+                              "jobspec", job->jobspec,
+                              "id", (json_int_t)job->id,
+                              "userid", (json_int_t)job->userid,
+                              "urgency", job->urgency,
+                              "state", job->state,
+                              "priority", (json_int_t)job->priority,
+                              "t_submit", job->t_submit) < 0
+        || (job->R
+            && flux_plugin_arg_pack (args,
+                                     FLUX_PLUGIN_ARG_IN,
+                                     "{s:O}",
+                                     "R", job->R) < 0)
+        || (job->end_event
+            && flux_plugin_arg_pack (args,
+                                     FLUX_PLUGIN_ARG_IN,
+                                     "{s:O}",
+                                     "end_event", job->end_event) < 0)
+        || flux_plugin_arg_set (args, FLUX_PLUGIN_ARG_OUT, "{}") < 0) {
+        flux_plugin_arg_destroy (args);
+        return NULL;
+    }
+    return args;
+}
+
+/* --- events ------------------------------------------------------------ */
+
+static int event_post (struct job *job, const char *name, json_t *context);
+static int stack_call (struct job *job,
+                       const char *topic,
+                       flux_plugin_arg_t *args);
+static int jobtap_call (struct job *job, const char *topic, json_t *in);
+static void reprioritize_one (struct job *job, int64_t priority);
+
+static bool queue_has (struct job *job, const char *name)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach (job->queue, i, e) {
+        if (!strcmp (json_string_value (json_object_get (e, "name")), name))
+            return true;
+    }
+    return false;
+}
+
+static void notify_event (struct job *job, json_t *entry)
+{
+    if (job_is_bound (job) && rt.ops.event)
+        rt.ops.event (job->id, entry, rt.ops_arg);
+}
+
+/* Apply dotted-key updates to a copy of the jobspec; the old object stays
+ * intact for callers still holding it (jobspec unchanged during a
+ * callback).  A null value deletes the key. */
+static int jobspec_apply (struct job *job, json_t *updates)
+{
+    json_t *copy = json_deep_copy (job->jobspec);
+    const char *key;
+    json_t *val;
+
+    if (!copy)
+        return -1;
+    json_object_foreach (updates, key, val) {
+        char *path = strdup (key);
+        char *saveptr = NULL;
+        char *tok, *next;
+        json_t *o = copy;
+        if (!path)
+            goto fail;
+        tok = strtok_r (path, ".", &saveptr);
+        while (tok && (next = strtok_r (NULL, ".", &saveptr))) {
+            json_t *child = json_object_get (o, tok);
+            if (!json_is_object (child)) {
+                child = json_object ();
+                json_object_set_new (o, tok, child);
+            }
+            o = child;
+            tok = next;
+        }
+        if (tok) {
+            if (json_is_null (val))
+                json_object_del (o, tok);
+            else
+                json_object_set (o, tok, val);
+        }
+        free (path);
+    }
+    json_decref (job->jobspec);
+    job->jobspec = copy;
+    return 0;
+fail:
+    json_decref (copy);
+    return -1;
+}
+
+static bool valid_update_key (const char *key)
+{
+    static const char *roots[] = { "attributes", "resources", "tasks" };
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen (roots[i]);
+        if (!strncmp (key, roots[i], n) && (key[n] == '\0' || key[n] == '.'))
+            return true;
+    }
+    return false;
+}
+
+static int validate_updates (json_t *updates)
+{
+    const char *key;
+    json_t *val;
+    if (!json_is_object (updates))
+        return -1;
+    json_object_foreach (updates, key, val) {
+        if (!valid_update_key (key))
+            return -1;
+    }
+    return 0;
+}
+
+static void set_state (struct job *job, int state)
+{
+    job->state = state;
+}
+
+static void fatal_cancel (struct job *job, json_t *context)
+{
+    const char *type = json_string_value (json_object_get (context, "type"));
+    const char *note = json_string_value (json_object_get (context, "note"));
+    if (job_is_bound (job) && !job->host_event && rt.ops.cancel)
+        rt.ops.cancel (job->id,
+                       type ? type : "exception",
+                       note ? note : "",
+                       rt.ops_arg);
+}
+
+/* Apply one event: update the job, then fire job.event.* to subscribers,
+ * job.update for jobspec updates, and job.state.<s> on a state change. */
+static int event_apply (struct job *job, json_t *entry)
+{
+    const char *name = json_string_value (json_object_get (entry, "name"));
+    json_t *context = json_object_get (entry, "context");
+    int prev_state = job->state;
+    int new_state = prev_state;
+
+    if (!strcmp (name, "exception")) {
+        int severity = 0;
+        json_unpack (context, "{s?i}", "severity", &severity);
+        if (severity == 0) {
+            if (prev_state == FLUX_JOB_STATE_NEW) {
+                runtime_log (LOG_ERR,
+                             "job %ju: fatal job exception was posted in "
+                             "NEW state",
+                             (uintmax_t)job->id);
+                errno = EINVAL;
+                return -1;
+            }
+            if (prev_state != FLUX_JOB_STATE_CLEANUP
+                && prev_state != FLUX_JOB_STATE_INACTIVE) {
+                new_state = FLUX_JOB_STATE_CLEANUP;
+                json_decref (job->end_event);
+                job->end_event = json_incref (entry);
+                fatal_cancel (job, context);
+            }
+        }
+    }
+    else if (!strcmp (name, "dependency-remove")) {
+        const char *d = json_string_value (json_object_get (context,
+                                                            "description"));
+        if (!d || !json_object_get (job->deps, d)) {
+            errno = ENOENT;
+            return -1;
+        }
+        json_object_del (job->deps, d);
+    }
+    else if (!strcmp (name, "dependency-add")) {
+        const char *d = json_string_value (json_object_get (context,
+                                                            "description"));
+        /* grudge set: a removed description cannot come back */
+        if (d && !json_object_get (job->grudge, d)) {
+            json_object_set_new (job->deps, d, json_true ());
+            json_object_set_new (job->grudge, d, json_true ());
+        }
+    }
+    else if (!strcmp (name, "validate")) {
+        if (prev_state == FLUX_JOB_STATE_NEW)
+            new_state = FLUX_JOB_STATE_DEPEND;
+    }
+    else if (!strcmp (name, "depend")) {
+        if (prev_state == FLUX_JOB_STATE_DEPEND)
+            new_state = FLUX_JOB_STATE_PRIORITY;
+    }
+    else if (!strcmp (name, "priority")) {
+        json_int_t prio = 0;
+        json_unpack (context, "{s:I}", "priority", &prio);
+        job->priority = prio;
+        if (prev_state == FLUX_JOB_STATE_PRIORITY)
+            new_state = FLUX_JOB_STATE_SCHED;
+    }
+    else if (!strcmp (name, "urgency")) {
+        int urgency = job->urgency;
+        json_unpack (context, "{s:i}", "urgency", &urgency);
+        job->urgency = urgency;
+        if (prev_state == FLUX_JOB_STATE_SCHED)
+            new_state = FLUX_JOB_STATE_PRIORITY;
+    }
+    else if (!strcmp (name, "jobspec-update")) {
+        if (jobspec_apply (job, context) < 0)
+            return -1;
+        json_object_update (job->all_updates, context);
+        if (job_is_bound (job) && !job->quiet_update && rt.ops.jobspec_update)
+            rt.ops.jobspec_update (job->id, context, rt.ops_arg);
+        if (prev_state == FLUX_JOB_STATE_SCHED)
+            new_state = FLUX_JOB_STATE_PRIORITY;
+    }
+    else if (!strcmp (name, "alloc")) {
+        if (prev_state == FLUX_JOB_STATE_SCHED)
+            new_state = FLUX_JOB_STATE_RUN;
+    }
+    else if (!strcmp (name, "finish")) {
+        if (prev_state == FLUX_JOB_STATE_RUN) {
+            new_state = FLUX_JOB_STATE_CLEANUP;
+            json_decref (job->end_event);
+            job->end_event = json_incref (entry);
+        }
+    }
+    else if (!strcmp (name, "clean")) {
+        if (prev_state == FLUX_JOB_STATE_CLEANUP)
+            new_state = FLUX_JOB_STATE_INACTIVE;
+    }
+    else if (!strcmp (name, "set-flags")) {
+        size_t i;
+        json_t *f;
+        json_array_foreach (json_object_get (context, "flags"), i, f)
+            json_array_append (job->flags, f);
+    }
+    else if (!strcmp (name, "prolog-start") || !strcmp (name, "epilog-start"))
+        job->perilog_active++;
+    else if (!strcmp (name, "prolog-finish")
+             || !strcmp (name, "epilog-finish")) {
+        if (job->perilog_active > 0)
+            job->perilog_active--;
+    }
+
+    json_array_append (job->eventlog, entry);
+    json_object_set_new (job->posted, name, json_true ());
+    notify_event (job, entry);
+
+    /* subscribers first, then job.update, then job.state.* */
+    if (job->subs) {
+        char topic[256];
+        struct sub *s;
+        snprintf (topic, sizeof (topic), "job.event.%s", name);
+        for (s = job->subs; s; s = s->next) {
+            flux_plugin_arg_t *args;
+            if (!s->plugin || !(args = job_args_create (job)))
+                continue;
+            flux_plugin_arg_pack (args,
+                                  FLUX_PLUGIN_ARG_IN,
+                                  "{s:O}",
+                                  "entry", entry);
+            stack_push (job);
+            if (flux_plugin_call (s->plugin->p, topic, args) < 0)
+                runtime_log (LOG_DEBUG,
+                             "jobtap: %s: %s: rc=-1",
+                             s->plugin->list_name,
+                             topic);
+            stack_pop ();
+            flux_plugin_arg_destroy (args);
+        }
+    }
+    if (!strcmp (name, "jobspec-update")) {
+        json_t *in = json_pack ("{s:O}", "updates", context);
+        jobtap_call (job, "job.update", in);
+        json_decref (in);
+    }
+    if (new_state != prev_state) {
+        char topic[64];
+        json_t *in;
+        set_state (job, new_state);
+        snprintf (topic,
+                  sizeof (topic),
+                  "job.state.%s",
+                  flux_job_statetostr (new_state, "s"));
+        in = json_pack ("{s:O s:i}", "entry", entry, "prev_state", prev_state);
+        jobtap_call (job, topic, in);
+        json_decref (in);
+
+        /* actions on entering a state */
+        if (new_state == FLUX_JOB_STATE_DEPEND) {
+            if (json_object_size (job->deps) == 0
+                && !queue_has (job, "dependency-add"))
+                event_post (job, "depend", NULL);
+        }
+    }
+    else if (!strcmp (name, "dependency-remove")
+             && job->state == FLUX_JOB_STATE_DEPEND
+             && json_object_size (job->deps) == 0
+             && !queue_has (job, "dependency-add"))
+        event_post (job, "depend", NULL);
+    return 0;
+}
+
+/* Tell the scheduler what it must do after a burst of events settles:
+ * hold/release and priority changes.  Done at rest so a job that passes
+ * DEPEND -> PRIORITY -> SCHED in one cascade is never held. */
+static void job_sync_host (struct job *job)
+{
+    char reason[1024];
+    const char *want = NULL;
+
+    if (!job_is_bound (job))
+        return;
+    if (job->state == FLUX_JOB_STATE_DEPEND && json_object_size (job->deps)) {
+        void *it = json_object_iter (job->deps);
+        snprintf (reason,
+                  sizeof (reason),
+                  "jobtap: %s",
+                  json_object_iter_key (it));
+        want = reason;
+    }
+    else if (job->state == FLUX_JOB_STATE_PRIORITY)
+        want = "jobtap: priority unavailable";
+
+    if (want && (!job->hold_reason || strcmp (want, job->hold_reason))) {
+        free (job->hold_reason);
+        job->hold_reason = strdup (want);
+        if (rt.ops.hold)
+            rt.ops.hold (job->id, want, rt.ops_arg);
+    }
+    else if (!want && job->hold_reason) {
+        free (job->hold_reason);
+        job->hold_reason = NULL;
+        if (rt.ops.release)
+            rt.ops.release (job->id, rt.ops_arg);
+    }
+    if (job->state == FLUX_JOB_STATE_SCHED
+        && job->priority != job->reported_priority) {
+        job->reported_priority = job->priority;
+        if (rt.ops.set_priority)
+            rt.ops.set_priority (job->id, job->priority, rt.ops_arg);
+    }
+}
+
+static int event_post (struct job *job, const char *name, json_t *context)
+{
+    json_t *entry;
+    int rc = 0;
+
+    if (!(entry = json_pack ("{s:f s:s}", "timestamp", now (), "name", name)))
+        goto nomem;
+    if (context && json_object_set (entry, "context", context) < 0)
+        goto nomem;
+    if (json_array_append_new (job->queue, entry) < 0)
+        goto nomem;
+    if (job->busy)
+        return 0; /* deferred until the current event's callbacks return */
+    job->busy = true;
+    job_incref (job);
+    while (json_array_size (job->queue) > 0) {
+        json_t *e = json_incref (json_array_get (job->queue, 0));
+        json_array_remove (job->queue, 0);
+        if (event_apply (job, e) < 0)
+            rc = -1;
+        json_decref (e);
+    }
+    job->busy = false;
+    job_sync_host (job);
+    job_decref (job);
+    return rc;
+nomem:
+    json_decref (entry);
+    errno = ENOMEM;
+    return -1;
+}
+
+/* --- stack calls ------------------------------------------------------- */
+
+static int flush_updates (struct job *job)
+{
+    json_t *u = job->pending_updates;
+    int rc = 0;
+    if (u) {
+        job->pending_updates = NULL;
+        rc = event_post (job, "jobspec-update", u);
+        json_decref (u);
+    }
+    return rc;
+}
+
+static struct jt_plugin **plugin_snapshot (int *countp)
+{
+    int n = 0, i = 0;
+    struct jt_plugin **v;
+    for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next)
+        n++;
+    if (!(v = calloc (n + 1, sizeof (*v))))
+        return NULL;
+    for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next)
+        v[i++] = jt;
+    *countp = n;
+    return v;
+}
+
+/* Call 'topic' on every plugin in load order with one shared args
+ * object.  Returns the number of plugins that handled it, or -1 at the
+ * first failure (OUT args already set stay). */
+static int stack_call (struct job *job,
+                       const char *topic,
+                       flux_plugin_arg_t *args)
+{
+    struct jt_plugin **v;
+    int n, total = 0;
+
+    if (!(v = plugin_snapshot (&n)))
+        return -1;
+    if (job)
+        stack_push (job);
+    for (int i = 0; i < n; i++) {
+        int rc;
+        if (!is_loaded (v[i])) /* removed by an earlier callback */
+            continue;
+        rc = flux_plugin_call (v[i]->p, topic, args);
+        if (job)
+            flush_updates (job);
+        if (rc < 0) {
+            runtime_log (LOG_DEBUG,
+                         "jobtap: %s: %s: rc=-1",
+                         v[i]->list_name,
+                         topic);
+            total = -1;
+            break;
+        }
+        total += rc;
+    }
+    if (job)
+        stack_pop ();
+    free (v);
+    return total;
+}
+
+static int raise_exception_internal (struct job *job,
+                                     const char *type,
+                                     int severity,
+                                     const char *note)
+{
+    json_t *ctx = json_pack ("{s:s s:i s:s s:I}",
+                             "type", type,
+                             "severity", severity,
+                             "note", note,
+                             "userid", (json_int_t)getuid ());
+    int rc;
+    if (!ctx) {
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = event_post (job, "exception", ctx);
+    json_decref (ctx);
+    return rc;
+}
+
+/* Stack call plus reading OUT priority, annotations and R. */
+static int jobtap_call (struct job *job, const char *topic, json_t *in)
+{
+    flux_plugin_arg_t *args;
+    json_int_t priority = -1;
+    json_t *annotations = NULL;
+    json_t *R = NULL;
+    int rc;
+
+    if (!(args = job_args_create (job)))
+        return -1;
+    if (in && flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_IN, "O", in) < 0) {
+        flux_plugin_arg_destroy (args);
+        return -1;
+    }
+    rc = stack_call (job, topic, args);
+    if (rc == 0) {
+        flux_plugin_arg_destroy (args);
+        return 0;
+    }
+    if (rc < 0)
+        runtime_log (LOG_DEBUG,
+                     "jobtap: job %ju: %s: callback failed",
+                     (uintmax_t)job->id,
+                     topic);
+    if (flux_plugin_arg_unpack (args,
+                                FLUX_PLUGIN_ARG_OUT,
+                                "{s?I s?o s?o}",
+                                "priority", &priority,
+                                "annotations", &annotations,
+                                "R", &R) < 0) {
+        char note[512];
+        snprintf (note,
+                  sizeof (note),
+                  "arg_unpack: %s%s",
+                  flux_plugin_arg_strerror (args),
+                  job->state == FLUX_JOB_STATE_PRIORITY
+                      ? " (job may be stuck in PRIORITY state)"
+                      : "");
+        raise_exception_internal (job, topic, 4, note);
+        flux_plugin_arg_destroy (args);
+        return -1;
+    }
+    if (priority >= 0)
+        reprioritize_one (job, priority);
+    if (annotations) {
+        if (!json_is_object (annotations))
+            runtime_log (LOG_ERR,
+                         "jobtap: job %ju: %s: annotations must be an object",
+                         (uintmax_t)job->id,
+                         topic);
+        else {
+            const char *k;
+            json_t *v;
+            json_object_foreach (annotations, k, v) {
+                if (json_is_null (v))
+                    json_object_del (job->annotations, k);
+                else if (json_is_object (v)
+                         && json_is_object (json_object_get (job->annotations,
+                                                             k)))
+                    json_object_update (json_object_get (job->annotations, k),
+                                        v);
+                else
+                    json_object_set (job->annotations, k, v);
+            }
+            if (strcmp (topic, "job.new") != 0) {
+                json_t *ctx = json_pack ("{s:O}", "annotations", annotations);
+                event_post (job, "annotations", ctx);
+                json_decref (ctx);
+            }
+        }
+    }
+    if (R) {
+        if (strcmp (topic, "job.state.sched") != 0) {
+            runtime_log (LOG_ERR,
+                         "jobtap: job %ju: %s: R may only be set in SCHED "
+                         "state",
+                         (uintmax_t)job->id,
+                         topic);
+            rc = -1;
+        }
+        else if (job->R) {
+            runtime_log (LOG_ERR,
+                         "jobtap: job %ju: R already set",
+                         (uintmax_t)job->id);
+            rc = -1;
+        }
+        else
+            job->R = json_incref (R);
+    }
+    flux_plugin_arg_destroy (args);
+    return rc;
+}
+
+/* --- priority ---------------------------------------------------------- */
+
+static void reprioritize_one (struct job *job, int64_t priority)
+{
+    if (job->state != FLUX_JOB_STATE_PRIORITY
+        && job->state != FLUX_JOB_STATE_SCHED)
+        return;
+    if (job->urgency == FLUX_JOB_URGENCY_HOLD)
+        priority = FLUX_JOB_PRIORITY_MIN;
+    else if (job->urgency == FLUX_JOB_URGENCY_EXPEDITE)
+        priority = FLUX_JOB_PRIORITY_MAX;
+    if (job->state == FLUX_JOB_STATE_SCHED && priority == job->priority)
+        return;
+    json_t *ctx = json_pack ("{s:I}", "priority", (json_int_t)priority);
+    event_post (job, "priority", ctx);
+    json_decref (ctx);
+}
+
+static void get_priority (struct job *job)
+{
+    flux_plugin_arg_t *args = job_args_create (job);
+    json_int_t priority = PRIORITY_UNAVAIL;
+    int rc;
+
+    if (!args)
+        return;
+    rc = stack_call (job, "job.priority.get", args);
+    if (rc == 0)
+        goto out;
+    if (rc < 0) {
+        runtime_log (LOG_ERR,
+                     "jobtap: job %ju: job.priority.get: callback failed",
+                     (uintmax_t)job->id);
+        goto out;
+    }
+    if (flux_plugin_arg_unpack (args,
+                                FLUX_PLUGIN_ARG_OUT,
+                                "{s?I}",
+                                "priority", &priority) < 0) {
+        runtime_log (LOG_ERR,
+                     "jobtap: job %ju: job.priority.get: %s",
+                     (uintmax_t)job->id,
+                     flux_plugin_arg_strerror (args));
+        goto out;
+    }
+    if (priority == PRIORITY_UNAVAIL) {
+        if (job->state == FLUX_JOB_STATE_SCHED)
+            runtime_log (LOG_ERR,
+                         "jobtap: job %ju: BUG: plugin didn't return priority",
+                         (uintmax_t)job->id);
+        goto out;
+    }
+    if (priority > -1 && priority != job->priority)
+        reprioritize_one (job, priority);
+out:
+    flux_plugin_arg_destroy (args);
+}
+
+static struct job **table_snapshot (int *countp, bool include_provisional)
+{
+    int n = 0, i = 0;
+    struct job **v;
+    for (int b = 0; b < NBUCKETS; b++)
+        for (struct job *j = rt.buckets[b]; j; j = j->hnext)
+            n++;
+    if (!(v = calloc (n + 1, sizeof (*v))))
+        return NULL;
+    for (int b = 0; b < NBUCKETS; b++)
+        for (struct job *j = rt.buckets[b]; j; j = j->hnext)
+            if (include_provisional || job_is_bound (j))
+                v[i++] = job_incref (j);
+    *countp = i;
+    return v;
+}
+
+static void snapshot_free (struct job **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        job_decref (v[i]);
+    free (v);
+}
+
+static int reprioritize_all (void)
+{
+    int n;
+    struct job **v = table_snapshot (&n, false);
+    if (!v)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (v[i]->state == FLUX_JOB_STATE_PRIORITY
+            || v[i]->state == FLUX_JOB_STATE_SCHED)
+            get_priority (v[i]);
+    }
+    snapshot_free (v, n);
+    return 0;
+}
+
+/* --- job aux ----------------------------------------------------------- */
+
+static struct job_aux *job_aux_find (struct job *job, struct jt_plugin *jt)
+{
+    for (struct job_aux *a = job->aux; a; a = a->next)
+        if (a->plugin == jt)
+            return a;
+    return NULL;
+}
+
+static void job_aux_destroy_all (struct job *job)
+{
+    while (job->aux) {
+        struct job_aux *a = job->aux;
+        job->aux = a->next;
+        if (a->plugin)
+            aux_destroy (&a->items);
+        else if (a->items)
+            runtime_log (LOG_ERR,
+                         "job %ju: leaking job aux item(s) abandoned by "
+                         "unloaded plugin",
+                         (uintmax_t)job->id);
+        free (a);
+    }
+}
+
+/* Plugin removal: destroy its aux on active jobs, abandon the rest. */
+static void job_aux_plugin_gone (struct jt_plugin *jt)
+{
+    for (int b = 0; b < NBUCKETS; b++) {
+        for (struct job *j = rt.buckets[b]; j; j = j->hnext) {
+            struct job_aux **ap = &j->aux;
+            while (*ap) {
+                struct job_aux *a = *ap;
+                if (a->plugin != jt) {
+                    ap = &a->next;
+                    continue;
+                }
+                if (j->state != FLUX_JOB_STATE_INACTIVE) {
+                    *ap = a->next;
+                    aux_destroy (&a->items);
+                    free (a);
+                }
+                else {
+                    a->plugin = NULL;
+                    ap = &a->next;
+                }
+            }
+            for (struct sub **sp = &j->subs; *sp;) {
+                if ((*sp)->plugin == jt) {
+                    struct sub *s = *sp;
+                    *sp = s->next;
+                    free (s);
+                }
+                else
+                    sp = &(*sp)->next;
+            }
+        }
+    }
+    for (int i = 0; i < rt.stack_len; i++) {
+        struct job *j = rt.stack[i];
+        if (!j->in_table) {
+            struct job_aux *a = job_aux_find (j, jt);
+            if (a) {
+                aux_destroy (&a->items);
+                a->plugin = NULL;
+            }
+        }
+    }
+}
+
+int flux_jobtap_job_aux_set (flux_plugin_t *p,
+                             flux_jobid_t id,
+                             const char *name,
+                             void *val,
+                             flux_free_f free_fn)
+{
+    struct jt_plugin *jt;
+    struct job *job;
+    struct job_aux *a;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(jt = jt_get (p))) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(job = lookup_jobid (p, id))) {
+        errno = ENOENT;
+        goto out;
+    }
+    if (!(a = job_aux_find (job, jt))) {
+        if ((!name && !val) || (!val && free_fn) || (!name && !free_fn)) {
+            errno = EINVAL;
+            goto out;
+        }
+        if (!(a = calloc (1, sizeof (*a))))
+            goto out;
+        a->plugin = jt;
+        a->next = job->aux;
+        job->aux = a;
+    }
+    rc = aux_set (&a->items, name, val, free_fn);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+void *flux_jobtap_job_aux_get (flux_plugin_t *p,
+                               flux_jobid_t id,
+                               const char *name)
+{
+    struct jt_plugin *jt;
+    struct job *job;
+    struct job_aux *a;
+    void *val = NULL;
+
+    runtime_lock ();
+    if (!(jt = jt_get (p)))
+        errno = EINVAL;
+    else if ((job = lookup_jobid (p, id)) && (a = job_aux_find (job, jt)))
+        val = aux_get (a->items, name);
+    runtime_unlock ();
+    return val;
+}
+
+int flux_jobtap_job_aux_delete_value (flux_plugin_t *p,
+                                      flux_jobid_t id,
+                                      void *val)
+{
+    struct jt_plugin *jt;
+    struct job *job;
+    struct job_aux *a;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(jt = jt_get (p)))
+        errno = EINVAL;
+    else if (!(job = lookup_jobid (p, id)))
+        errno = ENOENT;
+    else {
+        if ((a = job_aux_find (job, jt)))
+            aux_delete_value (&a->items, val);
+        rc = 0;
+    }
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_job_aux_delete (flux_plugin_t *p, flux_jobid_t id, void *val)
+{
+    return flux_jobtap_job_aux_delete_value (p, id, val);
+}
+
+/* --- flux_jobtap_* ----------------------------------------------------- */
+
+flux_t *flux_jobtap_get_flux (flux_plugin_t *p)
+{
+    if (!jt_get (p)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return runtime_handle ();
+}
+
+int flux_jobtap_service_register_ex (flux_plugin_t *p,
+                                     const char *method,
+                                     uint32_t rolemask,
+                                     flux_msg_handler_f cb,
+                                     void *arg)
+{
+    struct jt_plugin *jt;
+    struct service *s;
+    const char *name;
+    char topic[1024];
+    int n, rc = -1;
+
+    runtime_lock ();
+    if (!(jt = jt_get (p)) || !cb || !(name = flux_plugin_get_name (p))
+        || strchr (name, '/')) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (name[0] == '.')
+        name++;
+    if (method)
+        n = snprintf (topic, sizeof (topic), "job-manager.%s.%s", name, method);
+    else
+        n = snprintf (topic, sizeof (topic), "job-manager.%s", name);
+    if (n >= (int)sizeof (topic)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(s = calloc (1, sizeof (*s))) || !(s->topic = strdup (topic))) {
+        free (s);
+        goto out;
+    }
+    s->rolemask = rolemask;
+    s->cb = cb;
+    s->arg = arg;
+    s->next = jt->services;
+    jt->services = s;
+    runtime_log (LOG_DEBUG, "jobtap: %s: registered service %s",
+                 jt->list_name ? jt->list_name : name, topic);
+    rc = 0;
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_service_register (flux_plugin_t *p,
+                                  const char *method,
+                                  flux_msg_handler_f cb,
+                                  void *arg)
+{
+    return flux_jobtap_service_register_ex (p, method, 0, cb, arg);
+}
+
+int flux_jobtap_set_load_sort_order (flux_plugin_t *p, const char *mode)
+{
+    struct jt_plugin *jt;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(jt = jt_get (p)) || !mode
+        || (strcmp (mode, "none") && strcmp (mode, "state")
+            && strcmp (mode, "-state"))) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (strcmp (mode, "none") != 0) {
+        char *s = strdup (mode);
+        if (!s)
+            goto out;
+        free (jt->sort_mode);
+        jt->sort_mode = s;
+    }
+    rc = 0;
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_reprioritize_all (flux_plugin_t *p)
+{
+    int rc;
+    runtime_lock ();
+    if (!jt_get (p)) {
+        errno = EINVAL;
+        rc = -1;
+    }
+    else
+        rc = reprioritize_all ();
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_reprioritize_job (flux_plugin_t *p,
+                                  flux_jobid_t id,
+                                  unsigned int priority)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!jt_get (p))
+        errno = EINVAL;
+    else if (!(job = table_find (id))
+             || job->state == FLUX_JOB_STATE_INACTIVE) {
+        /* literal id only: CURRENT_JOB is not special here */
+        struct job *cur = current_job ();
+        if (cur && cur->id == id && id != FLUX_JOBTAP_CURRENT_JOB) {
+            reprioritize_one (cur, priority);
+            rc = 0;
+        }
+        else
+            errno = ENOENT;
+    }
+    else {
+        reprioritize_one (job, priority);
+        rc = 0;
+    }
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_priority_unavail (flux_plugin_t *p, flux_plugin_arg_t *args)
+{
+    if (!jt_get (p)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return flux_plugin_arg_pack (args,
+                                 FLUX_PLUGIN_ARG_OUT,
+                                 "{s:I}",
+                                 "priority", (json_int_t)PRIORITY_UNAVAIL);
+}
+
+static int jobtap_verror (flux_plugin_arg_t *args, const char *fmt, va_list ap)
+{
+    flux_error_t error;
+    int n;
+
+    memset (&error, 0, sizeof (error));
+    n = vsnprintf (error.text, sizeof (error.text), fmt, ap);
+    if (n >= (int)sizeof (error.text))
+        error.text[sizeof (error.text) - 2] = '+';
+    if (error.text[0])
+        flux_plugin_arg_pack (args,
+                              FLUX_PLUGIN_ARG_OUT,
+                              "{s:s}",
+                              "errmsg", error.text);
+    return -1;
+}
+
+int flux_jobtap_error (flux_plugin_t *p,
+                       flux_plugin_arg_t *args,
+                       const char *fmt,
+                       ...)
+{
+    va_list ap;
+    (void)p;
+    if (!fmt)
+        return -1;
+    va_start (ap, fmt);
+    jobtap_verror (args, fmt, ap);
+    va_end (ap);
+    return -1;
+}
+
+static int reject_default (flux_plugin_arg_t *args, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+static int reject_default (flux_plugin_arg_t *args, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    jobtap_verror (args, fmt, ap);
+    va_end (ap);
+    return -1;
+}
+
+int flux_jobtap_reject_job (flux_plugin_t *p,
+                            flux_plugin_arg_t *args,
+                            const char *fmt,
+                            ...)
+{
+    va_list ap;
+    if (!fmt) {
+        const char *name;
+        runtime_lock ();
+        name = jt_name (p);
+        reject_default (args, "rejected by job-manager plugin '%s'", name);
+        runtime_unlock ();
+        return -1;
+    }
+    va_start (ap, fmt);
+    jobtap_verror (args, fmt, ap);
+    va_end (ap);
+    return -1;
+}
+
+/* The job for dependency add/remove: the current job if ids match,
+ * otherwise an active job by literal id. */
+static struct job *dependency_job (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *cur = current_job ();
+    struct job *job;
+
+    if (!jt_get (p)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (cur && cur->id == id)
+        job = cur;
+    else if (!(job = table_find (id))
+             || job->state == FLUX_JOB_STATE_INACTIVE) {
+        errno = ENOENT;
+        return NULL;
+    }
+    if (job->state != FLUX_JOB_STATE_DEPEND
+        && job->state != FLUX_JOB_STATE_NEW) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return job;
+}
+
+int flux_jobtap_dependency_add (flux_plugin_t *p,
+                                flux_jobid_t id,
+                                const char *description)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(job = dependency_job (p, id)))
+        goto out;
+    if (!description) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (json_object_get (job->deps, description))
+        rc = 0; /* idempotent */
+    else {
+        json_t *ctx = json_pack ("{s:s}", "description", description);
+        rc = event_post (job, "dependency-add", ctx);
+        json_decref (ctx);
+    }
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_dependency_remove (flux_plugin_t *p,
+                                   flux_jobid_t id,
+                                   const char *description)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(job = dependency_job (p, id)))
+        goto out;
+    if (!description) {
+        errno = EINVAL;
+        goto out;
+    }
+    json_t *ctx = json_pack ("{s:s}", "description", description);
+    rc = event_post (job, "dependency-remove", ctx);
+    json_decref (ctx);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_job_set_flag (flux_plugin_t *p,
+                              flux_jobid_t id,
+                              const char *flag)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !flag || !jt_get (p)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(job = lookup_active_jobid (p, id)))
+        goto out;
+    if (strcmp (flag, "alloc-bypass") && strcmp (flag, "debug")
+        && strcmp (flag, "immutable")) {
+        errno = EINVAL;
+        goto out;
+    }
+    json_t *ctx = json_pack ("{s:[s]}", "flags", flag);
+    rc = event_post (job, "set-flags", ctx);
+    json_decref (ctx);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_raise_exception (flux_plugin_t *p,
+                                 flux_jobid_t id,
+                                 const char *type,
+                                 int severity,
+                                 const char *fmt,
+                                 ...)
+{
+    struct job *job;
+    char note[1024];
+    va_list ap;
+    int n, rc = -1;
+
+    runtime_lock ();
+    if (!p || !type || !fmt || !jt_get (p)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(job = lookup_active_jobid (p, id)))
+        goto out;
+    va_start (ap, fmt);
+    n = vsnprintf (note, sizeof (note), fmt, ap);
+    va_end (ap);
+    if (n >= (int)sizeof (note))
+        note[sizeof (note) - 2] = '+';
+    rc = raise_exception_internal (job, type, severity, note);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+/* Events that move a job between states belong to the scheduler here:
+ * a plugin posting them would desynchronise Slurm and the runtime. */
+static bool scheduler_owned_event (const char *name)
+{
+    static const char *owned[] = {
+        "submit", "validate", "invalidate", "depend", "priority", "alloc",
+        "start", "finish", "release", "free", "clean", "flux-restart",
+        "dependency-add", "dependency-remove", "jobspec-update", NULL,
+    };
+    for (int i = 0; owned[i]; i++)
+        if (!strcmp (name, owned[i]))
+            return true;
+    return false;
+}
+
+int flux_jobtap_event_post_pack (flux_plugin_t *p,
+                                 flux_jobid_t id,
+                                 const char *name,
+                                 const char *fmt,
+                                 ...)
+{
+    struct job *job;
+    json_t *ctx = NULL;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !name || !jt_get (p)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(job = lookup_active_jobid (p, id)))
+        goto out;
+    if (scheduler_owned_event (name)) {
+        runtime_log (LOG_ERR,
+                     "jobtap: %s: event '%s' cannot be posted by a plugin "
+                     "under slurm-jobtap",
+                     jt_name (p),
+                     name);
+        errno = EPERM;
+        goto out;
+    }
+    if (fmt) {
+        json_error_t err;
+        va_list ap;
+        va_start (ap, fmt);
+        ctx = json_vpack_ex (&err, 0, fmt, ap);
+        va_end (ap);
+        if (!ctx) {
+            errno = EINVAL;
+            goto out;
+        }
+    }
+    rc = event_post (job, name, ctx);
+    json_decref (ctx);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+static bool updates_allowed (struct job *job)
+{
+    return job->state != FLUX_JOB_STATE_RUN
+           && job->state != FLUX_JOB_STATE_CLEANUP
+           && job->state != FLUX_JOB_STATE_INACTIVE;
+}
+
+int flux_jobtap_jobspec_update_pack (flux_plugin_t *p, const char *fmt, ...)
+{
+    struct job *job;
+    json_t *o = NULL;
+    json_error_t err;
+    va_list ap;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !fmt || !jt_get (p) || !(job = current_job ())
+        || !updates_allowed (job)) {
+        errno = EINVAL;
+        goto out;
+    }
+    va_start (ap, fmt);
+    o = json_vpack_ex (&err, 0, fmt, ap);
+    va_end (ap);
+    if (!o || validate_updates (o) < 0) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!job->pending_updates)
+        job->pending_updates = json_incref (o);
+    else
+        json_object_update (job->pending_updates, o);
+    rc = 0;
+out:
+    json_decref (o);
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_jobspec_update_id_pack (flux_plugin_t *p,
+                                        flux_jobid_t id,
+                                        const char *fmt,
+                                        ...)
+{
+    struct job *job;
+    json_t *o = NULL;
+    json_error_t err;
+    va_list ap;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !fmt || !jt_get (p) || !(job = table_find (id))
+        || !updates_allowed (job) || job == current_job ()) {
+        errno = EINVAL;
+        goto out;
+    }
+    va_start (ap, fmt);
+    o = json_vpack_ex (&err, 0, fmt, ap);
+    va_end (ap);
+    if (!o || validate_updates (o) < 0) {
+        errno = EINVAL;
+        goto out;
+    }
+    rc = event_post (job, "jobspec-update", o);
+out:
+    json_decref (o);
+    runtime_unlock ();
+    return rc;
+}
+
+flux_plugin_arg_t *flux_jobtap_job_lookup (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *job;
+    flux_plugin_arg_t *args = NULL;
+
+    runtime_lock ();
+    if (!p || !jt_get (p))
+        errno = EINVAL;
+    else if (!(job = lookup_jobid (p, id)))
+        errno = ENOENT;
+    else
+        args = job_args_create (job);
+    runtime_unlock ();
+    return args;
+}
+
+int flux_jobtap_get_job_result (flux_plugin_t *p,
+                                flux_jobid_t id,
+                                flux_job_result_t *resultp)
+{
+    struct job *job;
+    const char *name = NULL;
+    json_t *ctx = NULL;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !resultp || !jt_get (p)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(job = lookup_jobid (p, id))) {
+        errno = ENOENT;
+        goto out;
+    }
+    if ((job->state != FLUX_JOB_STATE_CLEANUP
+         && job->state != FLUX_JOB_STATE_INACTIVE)
+        || !job->end_event
+        || json_unpack (job->end_event,
+                        "{s:s s:o}",
+                        "name", &name,
+                        "context", &ctx) < 0) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!strcmp (name, "finish")) {
+        int status = -1;
+        json_unpack (ctx, "{s:i}", "status", &status);
+        *resultp = status == 0 ? FLUX_JOB_RESULT_COMPLETED
+                               : FLUX_JOB_RESULT_FAILED;
+    }
+    else {
+        const char *type = "";
+        json_unpack (ctx, "{s:s}", "type", &type);
+        if (!strcmp (type, "cancel"))
+            *resultp = FLUX_JOB_RESULT_CANCELED;
+        else if (!strcmp (type, "timeout"))
+            *resultp = FLUX_JOB_RESULT_TIMEOUT;
+        else
+            *resultp = FLUX_JOB_RESULT_FAILED;
+    }
+    rc = 0;
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_job_event_posted (flux_plugin_t *p,
+                                  flux_jobid_t id,
+                                  const char *name)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !name || !jt_get (p))
+        errno = EINVAL;
+    else if ((job = lookup_jobid (p, id)))
+        rc = json_object_get (job->posted, name) ? 1 : 0;
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_job_subscribe (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *job;
+    struct sub *s, **sp;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(job = lookup_active_jobid (p, id))) {
+        errno = ENOENT;
+        goto out;
+    }
+    if (!(s = calloc (1, sizeof (*s))))
+        goto out;
+    s->plugin = jt_get (p);
+    for (sp = &job->subs; *sp; sp = &(*sp)->next)
+        ;
+    *sp = s;
+    rc = 0;
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+void flux_jobtap_job_unsubscribe (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *job;
+    struct jt_plugin *jt;
+
+    runtime_lock ();
+    if ((jt = jt_get (p)) && (job = lookup_active_jobid (p, id))) {
+        for (struct sub **sp = &job->subs; *sp;) {
+            if ((*sp)->plugin == jt) {
+                struct sub *s = *sp;
+                *sp = s->next;
+                free (s);
+            }
+            else
+                sp = &(*sp)->next;
+        }
+    }
+    runtime_unlock ();
+}
+
+static int perilog_post (struct job *job,
+                         const char *name,
+                         const char *description,
+                         int status,
+                         bool finish)
+{
+    json_t *ctx = finish ? json_pack ("{s:s s:i}",
+                                      "description", description,
+                                      "status", status)
+                         : json_pack ("{s:s}", "description", description);
+    int rc = event_post (job, name, ctx);
+    json_decref (ctx);
+    return rc;
+}
+
+int flux_jobtap_prolog_start (flux_plugin_t *p, const char *description)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!jt_get (p) || !description || !(job = current_job ())
+        || job->state == FLUX_JOB_STATE_CLEANUP
+        || job->state == FLUX_JOB_STATE_INACTIVE)
+        errno = EINVAL;
+    else
+        rc = perilog_post (job, "prolog-start", description, 0, false);
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_prolog_finish (flux_plugin_t *p,
+                               flux_jobid_t id,
+                               const char *description,
+                               int status)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!jt_get (p))
+        errno = EINVAL;
+    else if (!(job = lookup_active_jobid (p, id)))
+        ;
+    else if (!description)
+        errno = EINVAL;
+    else
+        rc = perilog_post (job, "prolog-finish", description, status, true);
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_epilog_start (flux_plugin_t *p, const char *description)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!jt_get (p) || !description || !(job = current_job ())
+        || job->state != FLUX_JOB_STATE_CLEANUP)
+        errno = EINVAL;
+    else
+        rc = perilog_post (job, "epilog-start", description, 0, false);
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_epilog_finish (flux_plugin_t *p,
+                               flux_jobid_t id,
+                               const char *description,
+                               int status)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!jt_get (p))
+        errno = EINVAL;
+    else if (!(job = lookup_active_jobid (p, id)))
+        ;
+    else if (!description || job->state != FLUX_JOB_STATE_CLEANUP)
+        errno = EINVAL;
+    else
+        rc = perilog_post (job, "epilog-finish", description, status, true);
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_call (flux_plugin_t *p,
+                      flux_jobid_t id,
+                      const char *topic,
+                      flux_plugin_arg_t *args)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!p || !jt_get (p) || !args || !topic || !strncmp (topic, "job.", 4)) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(job = lookup_jobid (p, id))) {
+        errno = ENOENT;
+        goto out;
+    }
+    rc = stack_call (job, topic, args);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+#include "host.c.inc"
