@@ -635,6 +635,9 @@ static int event_apply (struct job *job, json_t *entry)
             job->perilog_active--;
     }
 
+    /* state first: job.event.* callbacks see the new state, as in Flux */
+    if (new_state != prev_state)
+        set_state (job, new_state);
     json_array_append (job->eventlog, entry);
     json_object_set_new (job->posted, name, json_true ());
     notify_event (job, entry);
@@ -670,7 +673,6 @@ static int event_apply (struct job *job, json_t *entry)
     if (new_state != prev_state) {
         char topic[64];
         json_t *in;
-        set_state (job, new_state);
         snprintf (topic,
                   sizeof (topic),
                   "job.state.%s",

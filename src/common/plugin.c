@@ -94,7 +94,9 @@ static void make_uuid (char *buf, size_t len, const void *seed)
     }
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    for (int i = 0; i < 16 && (size_t)n + 3 < len; i++) {
+    if (len < 37)
+        return;
+    for (int i = 0; i < 16; i++) {
         if (i == 4 || i == 6 || i == 8 || i == 10)
             buf[n++] = '-';
         buf[n++] = hex[b[i] >> 4];
