@@ -1,2 +1,330 @@
+/* jobtap.conf loading, errors, reload, settings and runtime load/remove. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
 #include "tap.h"
-int main (void) { done_testing (); }
+#include "util.h"
+
+static jobtap_host_error_t err;
+
+static int load (const char *text)
+{
+    int rc;
+    test_reset ();
+    jobtap_host_init (&test_ops, NULL);
+    rc = jobtap_host_load_config (write_config ("jobtap.conf", text), &err);
+    return rc;
+}
+
+static char *list (void)
+{
+    json_t *a = jobtap_host_plugin_list (true);
+    char *s = json_dumps (a, JSON_COMPACT);
+    json_decref (a);
+    return s;
+}
+
+static void is_list (const char *want, const char *msg)
+{
+    char *s = list ();
+    is (s, want, "%s", msg);
+    free (s);
+}
+
+static void test_errors (void)
+{
+    char text[2048];
+    const char *path;
+
+    errno = 0;
+    ok (jobtap_host_load_config (NULL, &err) < 0 && errno == EINVAL,
+        "load_config before init fails");
+
+    ok (load ("[job-manager]\nplugins = [\n  { load = \"x\" \n") < 0,
+        "TOML syntax error fails");
+    path = write_config ("jobtap.conf", "");
+    (void)path;
+    like (err.text, "jobtap.conf:[0-9]+:[0-9]+: ",
+          "... message has file:line:col");
+    jobtap_host_fini ();
+
+    ok (load ("[job-manager]\nplugins = 1\n") < 0,
+        "plugins not an array fails");
+    like (err.text, "jobtap.conf: \\[job-manager.plugins\\] config must be "
+                    "an array$", "... message");
+    jobtap_host_fini ();
+
+    ok (load ("[job-manager]\nplugins = [\n  { load = 1 },\n]\n") < 0,
+        "load with a non-string fails");
+    like (err.text, "jobtap.conf:3: \\[job-manager.plugins\\]\\[0\\]: "
+                    "Expected string, got integer$", "... message");
+    jobtap_host_fini ();
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [\n"
+              "  { load = \"%s\" },\n"
+              "  { load = \"foo.so\" },\n]\n", plugin_path ("policy.so"));
+    ok (load (text) < 0, "a missing plugin fails the load");
+    like (err.text, "jobtap.conf:4: \\[job-manager.plugins\\]\\[1\\]: load: "
+                    "foo.so: No such plugin found$",
+          "... message names file, line and entry");
+    is_list ("[]", "... and nothing stays loaded");
+    ok (log_count ("policy: conf.update") == 1,
+        "... (the first plugin had been loaded)");
+    jobtap_host_fini ();
+
+    ok (load ("[job-manager]\nplugins = [ { remove = \"nope.so\" } ]\n") < 0,
+        "remove without a match fails");
+    like (err.text, "\\[job-manager.plugins\\]\\[0\\]: remove nope.so: Failed "
+                    "to find plugin to remove$", "... message");
+    jobtap_host_fini ();
+
+    ok (load ("[job-manager]\nplugins = [ { remove = \"all\" } ]\n") == 0,
+        "remove all never fails");
+    is_list ("[\".priority-default\",\".dependency-slurm\"]",
+             "... and keeps builtins");
+    jobtap_host_fini ();
+
+    ok (load ("[job-manager]\nplugins = [ { load = \".nope\" } ]\n") < 0,
+        "an unknown builtin fails");
+    like (err.text, "load: .nope: No such plugin found$", "... message");
+    jobtap_host_fini ();
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\", conf = 5 } ]\n",
+              plugin_path ("policy.so"));
+    ok (load (text) < 0, "conf that is not a table fails");
+    like (err.text, "load: jobtap: plugin conf must be a JSON object$",
+          "... message");
+    jobtap_host_fini ();
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\" }, { load = \"%s\" } ]\n",
+              plugin_path ("policy.so"), plugin_path ("policy.so"));
+    ok (load (text) < 0 && errno == EEXIST, "a duplicate load: EEXIST");
+    like (err.text, "\\[1\\]: load: policy.so already loaded$", "... message");
+    jobtap_host_fini ();
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
+              plugin_path ("initfail.so"));
+    ok (load (text) < 0, "a failing flux_plugin_init fails the load");
+    like (err.text, "load: .*initfail.so: flux_plugin_init failed$",
+          "... message");
+    jobtap_host_fini ();
+
+    snprintf (text, sizeof (text),
+              "[policy]\nmode = \"bad\"\n"
+              "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
+              plugin_path ("policy.so"));
+    ok (load (text) < 0, "conf.update failure fails the load");
+    like (err.text, "load: Error parsing \\[policy\\]: bad mode$",
+          "... with the plugin's errmsg");
+    jobtap_host_fini ();
+}
+
+static void test_load (void)
+{
+    char text[2048];
+    char link[600];
+    const char *path;
+
+    /* relative names are searched in the config file's directory */
+    path = write_config ("rel.conf", "");
+    snprintf (link, sizeof (link), "%s/mine.so", dirname (strdup (path)));
+    unlink (link);
+    if (symlink (plugin_path ("policy.so"), link) < 0)
+        bail_out ("symlink failed");
+    ok (load ("[job-manager]\nplugins = [ { load = \"mine.so\" } ]\n"
+              "[slurm-jobtap]\nfoo = 1\nbar = { baz = \"x\" }\n") == 0,
+        "a relative name is found beside the config file");
+    is_list ("[\".priority-default\",\".dependency-slurm\",\"mine.so\"]",
+             "list name is the basename");
+    json_t *settings = jobtap_host_settings ();
+    ok (json_integer_value (json_object_get (settings, "foo")) == 1
+            && json_object_get (settings, "bar"),
+        "[slurm-jobtap] settings are available, unknown keys kept");
+    json_decref (settings);
+
+    ok (jobtap_host_load_config (write_config ("jobtap.conf", ""), &err) == 0,
+        "load_config with the same path again is a no-op");
+    errno = 0;
+    ok (jobtap_host_load_config (write_config ("other.conf", ""), &err) < 0
+            && errno == EEXIST,
+        "load_config with another path: EEXIST");
+
+    jobtap_host_init (NULL, NULL);
+    jobtap_host_fini ();
+    is_list ("[\".priority-default\",\".dependency-slurm\",\"mine.so\"]",
+             "a second init/fini pair keeps the shared runtime");
+    ok (jobtap_host_plugin_remove ("mine.so", &err) == 0, "remove by name");
+    errno = 0;
+    ok (jobtap_host_plugin_remove ("mine.so", &err) < 0 && errno == ENOENT,
+        "remove again: ENOENT");
+    is (err.text, "mine.so: Failed to find plugin to remove", "... message");
+    ok (jobtap_host_plugin_load (plugin_path ("args.so"), NULL, &err) == 0
+            && jobtap_host_plugin_load (plugin_path ("policy.so"), NULL, &err)
+                   == 0,
+        "load at run time");
+    ok (jobtap_host_plugin_remove ("a*", &err) == 0, "remove by glob");
+    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\"]",
+             "... removed args.so only");
+    ok (jobtap_host_plugin_remove (".*", &err) == 0,
+        "remove builtins with a .* glob");
+    is_list ("[\"policy.so\"]", "... builtins gone");
+    jobtap_host_fini ();
+    is_list ("[]", "the last fini unloads everything");
+
+    /* no priority plugin at all: the job waits in PRIORITY, held */
+    ok (load ("[job-manager]\nplugins = [ { remove = \".priority-default\" } ]"
+              "\n") == 0,
+        "remove .priority-default");
+    uint64_t token;
+    json_t *js = jobspec_make (NULL);
+    jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+    json_decref (js);
+    jobtap_host_job_new (token, 10, 1, 16, 1.0, NULL, &err);
+    char *s = actions_str ();
+    is (s, "hold 10 jobtap: priority unavailable",
+        "without a priority plugin the job is held in PRIORITY");
+    free (s);
+    json_array_clear (test_actions);
+    snprintf (text, sizeof (text), "%s", plugin_path ("cxx.so"));
+    ok (jobtap_host_plugin_load (text, NULL, &err) == 0,
+        "loading a priority plugin at run time");
+    s = actions_str ();
+    is (s, "release 10; priority 10 16000",
+        "... reprioritizes pending jobs on load");
+    free (s);
+    jobtap_host_fini ();
+}
+
+static void test_reload (void)
+{
+    char text[2048];
+    const char *path;
+
+    snprintf (text, sizeof (text),
+              "[policy]\nmode = \"one\"\n"
+              "[slurm-jobtap]\nx = 1\n"
+              "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
+              plugin_path ("policy.so"));
+    ok (load (text) == 0, "load");
+    path = write_config ("jobtap.conf", "");
+    (void)path;
+    snprintf (text, sizeof (text),
+              "[policy]\nmode = \"two\"\n"
+              "[slurm-jobtap]\nx = 2\n"
+              "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
+              plugin_path ("policy.so"));
+    write_config ("jobtap.conf", text);
+    ok (jobtap_host_reload (&err) == 0, "reload with the same plugins");
+    ok (log_count ("policy: conf.update mode=two") == 1,
+        "... calls conf.update with the new config");
+    json_t *settings = jobtap_host_settings ();
+    ok (json_integer_value (json_object_get (settings, "x")) == 2,
+        "... and updates the settings");
+    json_decref (settings);
+
+    snprintf (text, sizeof (text),
+              "[policy]\nmode = \"bad\"\n"
+              "[slurm-jobtap]\nx = 3\n"
+              "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
+              plugin_path ("policy.so"));
+    write_config ("jobtap.conf", text);
+    ok (jobtap_host_reload (&err) < 0, "reload with a rejected config fails");
+    is (err.text, "policy.so: Error parsing [policy]: bad mode",
+        "... with the plugin's message");
+    settings = jobtap_host_settings ();
+    ok (json_integer_value (json_object_get (settings, "x")) == 2,
+        "... and keeps the previous settings");
+    json_decref (settings);
+
+    write_config ("jobtap.conf", "[job-manager\n");
+    ok (jobtap_host_reload (&err) < 0, "reload with a TOML error fails");
+    like (err.text, "jobtap.conf:1:", "... with file and line");
+    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\"]",
+             "... plugins unchanged");
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\" }, "
+              "{ load = \"%s\" } ]\n",
+              plugin_path ("policy.so"), plugin_path ("cxx.so"));
+    write_config ("jobtap.conf", text);
+    ok (jobtap_host_reload (&err) == 0, "reload with a new plugin list");
+    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\","
+             "\"cxx.so\"]", "... new list in effect");
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\" }, "
+              "{ load = \"nope.so\" } ]\n",
+              plugin_path ("policy.so"));
+    write_config ("jobtap.conf", text);
+    ok (jobtap_host_reload (&err) < 0, "reload with a broken list fails");
+    like (err.text, "\\[1\\]: load: nope.so: No such plugin found$",
+          "... message");
+    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\","
+             "\"cxx.so\"]", "... previous plugin set restored");
+    jobtap_host_fini ();
+}
+
+static void test_sort_order (void)
+{
+    const char *modes[] = { "state", "-state" };
+    const char *want[] = { "order: 3 DEPEND|order: 1 SCHED|order: 2 SCHED",
+                           "order: 1 SCHED|order: 2 SCHED|order: 3 DEPEND" };
+    for (int m = 0; m < 2; m++) {
+        char text[1024];
+        char got[1024] = "";
+        uint64_t token;
+        size_t i;
+        json_t *v;
+
+        snprintf (text, sizeof (text),
+                  "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
+                  plugin_path ("policy.so"));
+        load (text);
+        for (int id = 2; id >= 1; id--) {
+            json_t *js = jobspec_make (NULL);
+            jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+            jobtap_host_job_new (token, id, 1, 16, 1.0, NULL, &err);
+            json_decref (js);
+        }
+        json_t *js = jobspec_make ("{s:[{s:s s:s}]}", "dependencies",
+                                   "scheme", "test", "value", "x");
+        jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+        jobtap_host_job_new (token, 3, 1, 16, 1.0, NULL, &err);
+        json_decref (js);
+        test_reset ();
+        json_t *conf = json_pack ("{s:s}", "sort", modes[m]);
+        ok (jobtap_host_plugin_load (plugin_path ("order.so"), conf, &err) == 0,
+            "load order.so with sort=%s", modes[m]);
+        json_decref (conf);
+        json_array_foreach (test_log, i, v) {
+            const char *s = json_string_value (v);
+            if (!strncmp (s, "order: ", 7)) {
+                if (got[0])
+                    strcat (got, "|");
+                strcat (got, s);
+            }
+        }
+        is (got, want[m], "load-time replay order for sort=%s", modes[m]);
+        jobtap_host_fini ();
+    }
+}
+
+int main (void)
+{
+    test_errors ();
+    test_load ();
+    test_reload ();
+    test_sort_order ();
+    json_decref (test_log);
+    json_decref (test_actions);
+    done_testing ();
+}
