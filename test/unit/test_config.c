@@ -136,7 +136,9 @@ static void test_load (void)
 
     /* relative names are searched in the config file's directory */
     path = write_config ("rel.conf", "");
-    snprintf (link, sizeof (link), "%s/mine.so", dirname (strdup (path)));
+    char *dup = strdup (path);
+    snprintf (link, sizeof (link), "%s/mine.so", dirname (dup));
+    free (dup);
     unlink (link);
     if (symlink (plugin_path ("policy.so"), link) < 0)
         bail_out ("symlink failed");

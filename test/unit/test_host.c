@@ -15,6 +15,25 @@
 
 static jobtap_host_error_t err;
 
+/* wrappers that drop the test's reference to the (borrowed) request */
+static int svc_call (const char *topic, json_t *req, uint32_t userid,
+                     uint32_t rolemask, json_t **resp,
+                     jobtap_host_error_t *e)
+{
+    int rc = jobtap_host_service_call (topic, req, userid, rolemask, resp, e);
+    json_decref (req);
+    return rc;
+}
+
+static int upd_call (uint64_t id, json_t *req, uint32_t userid,
+                     uint32_t rolemask, json_t **final,
+                     jobtap_host_error_t *e)
+{
+    int rc = jobtap_host_job_update (id, req, userid, rolemask, final, e);
+    json_decref (req);
+    return rc;
+}
+
 static void start (const char *plugins_toml)
 {
     char text[4096];
@@ -226,7 +245,7 @@ static void test_dependency (void)
                                            0)),
         "test=abc", "job_info lists the dependency");
     json_decref (info);
-    ok (jobtap_host_service_call ("job-manager.policy.undep",
+    ok (svc_call ("job-manager.policy.undep",
                                   json_pack ("{s:I s:s}", "id", (json_int_t)300,
                                              "description", "test=abc"),
                                   0, JOBTAP_ROLE_OWNER, &resp, &err) == 0,
@@ -236,7 +255,7 @@ static void test_dependency (void)
     json_decref (resp);
     isint (state (300), JOBTAP_STATE_SCHED, "job moved on to SCHED");
     is_actions ("release 300; priority 300 16", "released, then prioritized");
-    ok (jobtap_host_service_call ("job-manager.policy.undep",
+    ok (svc_call ("job-manager.policy.undep",
                                   json_pack ("{s:I s:s}", "id", (json_int_t)300,
                                              "description", "test=abc"),
                                   0, JOBTAP_ROLE_OWNER, &resp, &err) < 0,
@@ -266,13 +285,13 @@ static void test_priority (void)
     isint (state (403), JOBTAP_STATE_PRIORITY, "... stays in PRIORITY");
     isint (prio (403), JOBTAP_PRIORITY_UNAVAIL, "... priority query is -2");
     is_actions ("hold 403 jobtap: priority unavailable", "... and is held");
-    ok (jobtap_host_service_call ("job-manager.policy.release",
+    ok (svc_call ("job-manager.policy.release",
                                   json_pack ("{s:I s:I}", "id", (json_int_t)403,
                                              "priority", (json_int_t)42000),
                                   0, JOBTAP_ROLE_USER, &resp, &err) < 0
             && errno == EPERM,
         "owner-only service refuses a user: EPERM");
-    ok (jobtap_host_service_call ("job-manager.policy.release",
+    ok (svc_call ("job-manager.policy.release",
                                   json_pack ("{s:I s:I}", "id", (json_int_t)403,
                                              "priority", (json_int_t)42000),
                                   0, JOBTAP_ROLE_OWNER, &resp, &err) == 0,
@@ -370,7 +389,7 @@ static void test_updates (void)
         "the update was applied to the jobspec");
     json_decref (info);
     json_array_clear (test_actions);
-    ok (jobtap_host_service_call ("job-manager.policy.update",
+    ok (svc_call ("job-manager.policy.update",
                                   json_pack ("{s:I}", "id", (json_int_t)600),
                                   0, JOBTAP_ROLE_OWNER, &resp, &err) == 0,
         "update_id_pack from a service");
@@ -378,7 +397,7 @@ static void test_updates (void)
     is_actions ("update 600 {\"attributes.system.svc\":\"set\"}",
                 "... the scheduler is notified");
 
-    ok (jobtap_host_job_update (600,
+    ok (upd_call (600,
                                 json_pack ("{s:s}",
                                            "attributes.system.policy-test",
                                            "ok"),
@@ -386,14 +405,14 @@ static void test_updates (void)
         "job update accepted by job.update.<key>");
     ok (json_object_size (final) == 1, "... final updates are the request");
     json_decref (final);
-    ok (jobtap_host_job_update (600,
+    ok (upd_call (600,
                                 json_pack ("{s:s}",
                                            "attributes.system.policy-test",
                                            "fail"),
                                 1000, JOBTAP_ROLE_USER, &final, &err) < 0,
         "job update rejected");
     is (err.text, "rejecting update: fail", "... with the plugin's message");
-    ok (jobtap_host_job_update (600,
+    ok (upd_call (600,
                                 json_pack ("{s:s}", "attributes.system.other",
                                            "x"),
                                 1000, JOBTAP_ROLE_USER, &final, &err) < 0,
@@ -401,7 +420,7 @@ static void test_updates (void)
     is (err.text, "update of attributes.system.other not supported",
         "... not supported");
     final = NULL;
-    ok (jobtap_host_job_update (600,
+    ok (upd_call (600,
                                 json_pack ("{s:s}",
                                            "attributes.system.policy-test",
                                            "extra"),
@@ -418,7 +437,7 @@ static void test_exception (void)
     start (load_entry ("policy.so", NULL));
     ok (new_job (700, jobspec_make (NULL), 16) == 0, "job");
     json_array_clear (test_actions);
-    ok (jobtap_host_service_call ("job-manager.policy.raise",
+    ok (svc_call ("job-manager.policy.raise",
                                   json_pack ("{s:I}", "id", (json_int_t)700),
                                   1000, JOBTAP_ROLE_USER, &resp, &err) == 0,
         "a user may call a service registered for FLUX_ROLE_USER");
@@ -429,7 +448,7 @@ static void test_exception (void)
     jobtap_host_job_inactive (700);
     ok (log_find ("job.inactive-add 700 result=failed") != NULL,
         "result of a non-cancel exception is failed");
-    ok (jobtap_host_service_call ("job-manager.policy.nope", NULL, 0,
+    ok (svc_call ("job-manager.policy.nope", NULL, 0,
                                   JOBTAP_ROLE_OWNER, &resp, &err) < 0
             && errno == ENOSYS,
         "unknown service: ENOSYS");
@@ -813,10 +832,10 @@ static void test_provisional_expiry (void)
     ok (jobtap_host_job_new (0, 2, 0, 16, 1.0, NULL, &err) < 0
             && errno == EEXIST,
         "a known id: EEXIST");
-    ok (jobtap_host_job_new (0, 3, 0, 16, 1.0,
-                             jobspec_make ("{s:{s:s}}", "policy", "tag", "r"),
-                             &err) == 0,
+    json_t *js = jobspec_make ("{s:{s:s}}", "policy", "tag", "r");
+    ok (jobtap_host_job_new (0, 3, 0, 16, 1.0, js, &err) == 0,
         "token 0 (restart/discovery) creates the job");
+    json_decref (js);
     stop ();
     ok (log_count ("aux destroyed: e3") == 1,
         "fini destroys remaining provisional jobs' aux");
