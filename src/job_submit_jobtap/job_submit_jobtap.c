@@ -1,11 +1,13 @@
 /* job_submit/jobtap: runs jobtap plugins on Slurm job submissions and
- * modifications (job.create, job.validate, job.new, job.update.*). */
+ * modifications (job.create, job.validate, job.dependency.*, job.update.*).
+ * The work is in the shared adapter (src/slurm_adapter). */
 #include <config.h>
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "adapter.h"
 #include "host.h"
 
 const char plugin_name[] = "jobtap job_submit plugin";
@@ -14,30 +16,26 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 extern int init (void)
 {
-    info ("loaded (slurm-jobtap runtime %s)",
-          jobtap_runtime_version ());
+    if (jobtap_slurm_init (plugin_type) != SLURM_SUCCESS)
+        return SLURM_ERROR;
+    info ("loaded (slurm-jobtap runtime %s)", jobtap_runtime_version ());
     return SLURM_SUCCESS;
 }
 
 extern int fini (void)
 {
+    jobtap_slurm_fini (plugin_type);
     return SLURM_SUCCESS;
 }
 
 extern int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
                        char **err_msg)
 {
-    (void)job_desc;
-    (void)submit_uid;
-    (void)err_msg;
-    return SLURM_SUCCESS;
+    return jobtap_slurm_job_submit (job_desc, submit_uid, err_msg);
 }
 
 extern int job_modify (job_desc_msg_t *job_desc, job_record_t *job_ptr,
                        uint32_t submit_uid)
 {
-    (void)job_desc;
-    (void)job_ptr;
-    (void)submit_uid;
-    return SLURM_SUCCESS;
+    return jobtap_slurm_job_modify (job_desc, job_ptr, submit_uid);
 }

@@ -1,0 +1,31 @@
+/* The Slurm side of slurm-jobtap, shared by job_submit/jobtap and
+ * site_factor/jobtap (one copy per slurmctld: libslurm-jobtap-adapter.so).
+ *
+ * Lock order: slurmctld locks, then the runtime's mutex, then the
+ * adapter's action queue. Nothing here takes a slurmctld lock while
+ * holding either of ours, and no hook takes a slurmctld lock. */
+#ifndef SLURM_JOBTAP_ADAPTER_H
+#define SLURM_JOBTAP_ADAPTER_H
+
+#include "src/slurmctld/slurmctld.h"
+
+/* init()/fini() of either plugin. The first init loads jobtap.conf (from
+ * beside slurm.conf) and starts the agent thread; returns SLURM_ERROR with
+ * the reason logged if the config cannot be loaded. */
+int jobtap_slurm_init (const char *plugin_type);
+void jobtap_slurm_fini (const char *plugin_type);
+
+/* job_submit/jobtap */
+int jobtap_slurm_job_submit (job_desc_msg_t *desc,
+                             uint32_t submit_uid,
+                             char **err_msg);
+int jobtap_slurm_job_modify (job_desc_msg_t *desc,
+                             job_record_t *job,
+                             uint32_t submit_uid);
+
+/* site_factor/jobtap */
+void jobtap_slurm_site_factor_set (job_record_t *job);
+void jobtap_slurm_site_factor_update (void);
+void jobtap_slurm_reconfig (void);
+
+#endif
