@@ -92,15 +92,18 @@ static void queue_action (enum action_kind kind, uint64_t id,
 
 /* --- Logging ------------------------------------------------------------ */
 
+/* Every line from the runtime or a plugin starts with "jobtap" so admins
+ * can grep slurmctld's log for the shim's decisions. */
 static void log_cb (int level, const char *msg, void *arg)
 {
+    const char *prefix = strncmp (msg, "jobtap", 6) ? "jobtap: " : "";
     (void)arg;
     if (level <= LOG_ERR)
-        error ("jobtap: %s", msg);
+        error ("%s%s", prefix, msg);
     else if (level <= LOG_INFO)
-        info ("jobtap: %s", msg);
+        info ("%s%s", prefix, msg);
     else
-        debug ("jobtap: %s", msg);
+        debug ("%s%s", prefix, msg);
 }
 
 /* --- Acting on Slurm jobs (job write lock held) ------------------------ */

@@ -1,0 +1,213 @@
+/* A jobtap plugin for the integration tests, steered by job names so the
+ * tests drive it with plain sbatch:
+ *
+ *   job.validate   a job with no time limit gets conf.default-duration;
+ *                  durations over conf.max-duration (seconds) are rejected
+ *                  with "duration Xs exceeds the limit of Ys"; "rename-me" is
+ *                  renamed "renamed"; "to-<queue>" moves to <queue>;
+ *                  "bad-update" asks for an update Slurm has no field for
+ *   job.new        logs "job.new id=N userid=U urgency=U"
+ *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>"
+ *   job.new of "release-<x>" removes that dependency from every waiting job
+ *   job.state.priority / job.priority.get
+ *                  "prio-<N>" gets priority N; "unavail-<x>" has its
+ *                  priority unavailable until "avail-<x>" is submitted,
+ *                  which gives it 4242; else the value in conf.priority-file
+ *                  (if readable) or the urgency
+ */
+#include <flux/core.h>
+#include <flux/jobtap.h>
+#include <inttypes.h>
+#include <string.h>
+
+static double max_duration = 0.;
+static double default_duration = 0.;
+static const char *priority_file = NULL;
+
+static const char *job_name (flux_plugin_arg_t *args)
+{
+    const char *name = "";
+    (void)flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                  "{s:{s:{s:{s?{s?s}}}}}", "jobspec",
+                                  "attributes", "system", "job", "name",
+                                  &name);
+    return name;
+}
+
+static int validate (flux_plugin_t *p, const char *topic,
+                     flux_plugin_arg_t *args, void *arg)
+{
+    double duration = 0.;
+    const char *name = job_name (args);
+    (void)topic;
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                "{s:{s:{s:{s?F}}}}", "jobspec",
+                                "attributes", "system", "duration",
+                                &duration) < 0)
+        return flux_jobtap_reject_job (p, args, "cannot read duration");
+    if (duration == 0 && default_duration > 0) {
+        flux_jobtap_jobspec_update_pack (p, "{s:f}",
+                                         "attributes.system.duration",
+                                         default_duration);
+        duration = default_duration;
+    }
+    if (max_duration > 0 && (duration == 0 || duration > max_duration))
+        return flux_jobtap_reject_job (p, args,
+                                       "duration %gs exceeds the limit of %gs",
+                                       duration, max_duration);
+    if (!strcmp (name, "rename-me"))
+        flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                         "attributes.system.job.name",
+                                         "renamed");
+    if (!strncmp (name, "to-", 3))
+        flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                         "attributes.system.queue", name + 3);
+    if (!strcmp (name, "bad-update"))
+        flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                         "attributes.system.frobnicate",
+                                         "yes");
+    return 0;
+}
+
+struct waiter {
+    flux_jobid_t id;
+    char key[64];
+};
+#define MAX_WAITERS 64
+static struct waiter waiters[MAX_WAITERS];
+static struct waiter unavail[MAX_WAITERS];
+
+static void remember (struct waiter *set, flux_jobid_t id, const char *key)
+{
+    for (int i = 0; i < MAX_WAITERS; i++)
+        if (set[i].id == 0) {
+            set[i].id = id;
+            snprintf (set[i].key, sizeof (set[i].key), "%s", key);
+            return;
+        }
+}
+
+static int new_job (flux_plugin_t *p, const char *topic,
+                    flux_plugin_arg_t *args, void *arg)
+{
+    flux_jobid_t id;
+    uint32_t userid;
+    int urgency;
+    const char *name = job_name (args);
+    (void)topic;
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i s:i}",
+                                "id", &id, "userid", &userid, "urgency",
+                                &urgency) < 0)
+        return -1;
+    flux_log (flux_jobtap_get_flux (p), LOG_INFO,
+              "slurm-policy: job.new id=%ju userid=%u urgency=%d name=%s",
+              (uintmax_t)id, userid, urgency, name);
+    if (!strncmp (name, "release-", 8)) {
+        for (int i = 0; i < MAX_WAITERS; i++)
+            if (waiters[i].id && !strcmp (waiters[i].key, name + 8)) {
+                char desc[128];
+                snprintf (desc, sizeof (desc), "wait for release-%s",
+                          waiters[i].key);
+                if (flux_jobtap_dependency_remove (p, waiters[i].id, desc) < 0)
+                    flux_log_error (flux_jobtap_get_flux (p),
+                                    "slurm-policy: dependency_remove");
+                waiters[i].id = 0;
+            }
+    }
+    if (!strncmp (name, "avail-", 6)) {
+        for (int i = 0; i < MAX_WAITERS; i++)
+            if (unavail[i].id && !strcmp (unavail[i].key, name + 6)) {
+                if (flux_jobtap_reprioritize_job (p, unavail[i].id, 4242) < 0)
+                    flux_log_error (flux_jobtap_get_flux (p),
+                                    "slurm-policy: reprioritize_job");
+                unavail[i].id = 0;
+            }
+    }
+    return 0;
+}
+
+static int depend (flux_plugin_t *p, const char *topic,
+                   flux_plugin_arg_t *args, void *arg)
+{
+    flux_jobid_t id;
+    const char *name = job_name (args);
+    (void)topic;
+    (void)arg;
+
+    if (strncmp (name, "wait-", 5) != 0)
+        return 0;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id)
+        < 0)
+        return -1;
+    char desc[128];
+    snprintf (desc, sizeof (desc), "wait for release-%s", name + 5);
+    remember (waiters, id, name + 5);
+    return flux_jobtap_dependency_add (p, id, desc);
+}
+
+static long file_priority (void)
+{
+    long v = -1;
+    FILE *f;
+    if (!priority_file || !(f = fopen (priority_file, "r")))
+        return -1;
+    if (fscanf (f, "%ld", &v) != 1)
+        v = -1;
+    fclose (f);
+    return v;
+}
+
+static int priority (flux_plugin_t *p, const char *topic,
+                     flux_plugin_arg_t *args, void *arg)
+{
+    flux_jobid_t id;
+    int urgency;
+    const char *name = job_name (args);
+    long v;
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i}", "id",
+                                &id, "urgency", &urgency) < 0)
+        return -1;
+    if (!strncmp (name, "prio-", 5))
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
+                                     "priority",
+                                     (json_int_t)strtoll (name + 5, NULL, 10));
+    if (!strncmp (name, "unavail-", 8)) {
+        if (!strcmp (topic, "job.state.priority"))
+            remember (unavail, id, name + 8);
+        for (int i = 0; i < MAX_WAITERS; i++)
+            if (unavail[i].id == id)
+                return flux_jobtap_priority_unavail (p, args);
+        return 0; /* keep what reprioritize_job gave it */
+    }
+    if ((v = file_priority ()) >= 0)
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
+                                     "priority", (json_int_t)v);
+    return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:i}",
+                                 "priority", urgency);
+}
+
+static const struct flux_plugin_handler tab[] = {
+    {"job.validate", validate, NULL},
+    {"job.new", new_job, NULL},
+    {"job.state.depend", depend, NULL},
+    {"job.state.priority", priority, NULL},
+    {"job.priority.get", priority, NULL},
+    {0},
+};
+
+int flux_plugin_init (flux_plugin_t *p)
+{
+    if (flux_plugin_conf_unpack (p, "{s?F s?F s?s}", "max-duration",
+                                 &max_duration, "default-duration",
+                                 &default_duration, "priority-file",
+                                 &priority_file) < 0 &&
+        errno != ENOENT)
+        return -1;
+    return flux_plugin_register (p, "slurm-policy", tab);
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# job_submit/jobtap on real submissions: rejections reach sbatch, srun and
+# salloc word for word; jobspec updates change the Slurm job; --test-only
+# validates without job.new; job.new runs exactly once per created job with
+# its real id.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [
+  { load = "$plugin", conf = { max-duration = 86400.0, default-duration = 3600.0 } },
+]
+TOML
+node=$(hostname -s)
+cluster_start --jobtap-conf "$conf" --conf "PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+PartitionName=batch Nodes=$node MaxTime=INFINITE State=UP" || bail_out "cluster did not start"
+rm -f "$conf"
+
+# Rejections, word for word, from every submission command.
+out=$(sbatch -t 2-0 -o /dev/null --wrap true 2>&1)
+ok $((!$?)) "sbatch of a 2-day job fails"
+like "$out" '^sbatch: error: duration 172800s exceeds the limit of 86400s$' "sbatch shows the plugin's message"
+out=$(srun -t 2-0 true 2>&1)
+ok $((!$?)) "srun of a 2-day job fails"
+like "$out" '^srun: error: duration 172800s exceeds the limit of 86400s$' "srun shows the plugin's message"
+out=$(salloc -t 2-0 true 2>&1)
+ok $((!$?)) "salloc of a 2-day job fails"
+like "$out" '^salloc: error: duration 172800s exceeds the limit of 86400s$' "salloc shows the plugin's message"
+like "$(cluster_log)" 'jobtap: rejected a job of user 0: duration 172800s exceeds the limit of 86400s' \
+	"slurmctld logs the rejection"
+
+# Jobspec updates made in job.validate change the Slurm job.
+show() { scontrol show job -o "$1"; }
+id=$(sbatch --parsable -o /dev/null -J plain --wrap true)
+like "$(show "$id")" 'TimeLimit=01:00:00' "a job without a time limit gets the policy's 1h duration"
+id=$(sbatch --parsable -o /dev/null -J rename-me -t 10 --wrap true)
+like "$(show "$id")" 'JobName=renamed ' "job.name update renames the job"
+id=$(sbatch --parsable -o /dev/null -J to-batch -t 10 --wrap true)
+like "$(show "$id")" 'Partition=batch ' "queue update moves the job to partition batch"
+out=$(sbatch -o /dev/null -J bad-update -t 10 --wrap true 2>&1)
+ok $((!$?)) "a job whose update has no Slurm field is rejected"
+like "$out" '^sbatch: error: jobtap: jobspec update of attributes.system.frobnicate has no Slurm equivalent$' \
+	"with a message naming the key"
+
+# --test-only validates but never creates a job.
+news_before=$(cluster_log | grep -c 'job.new id=')
+out=$(sbatch --test-only -t 10 --wrap true 2>&1)
+like "$out" 'sbatch: Job [0-9]+ to start at' "--test-only of a valid job succeeds"
+out=$(sbatch --test-only -t 2-0 --wrap true 2>&1)
+like "$out" 'duration 172800s exceeds the limit of 86400s' "--test-only of an invalid job shows the rejection"
+# A job Slurm itself refuses after job_submit gets no job.new either.
+out=$(sbatch -p nosuchpartition -t 10 --wrap true 2>&1)
+like "$out" 'invalid partition' "Slurm refuses a job with a bad partition after job_submit"
+sleep 1
+is "$(cluster_log | grep -c 'job.new id=')" "$news_before" "neither got job.new"
+
+# job.new: once per job, with the real id, the user and the urgency.
+ids=()
+for i in 1 2 3; do ids+=("$(sbatch --parsable -o /dev/null -J "n$i" -t 5 --wrap true)"); done
+held=$(sbatch --parsable -o /dev/null -H -J held -t 5 --wrap true)
+cluster_wait_for 10 sh -c "grep -q 'job.new id=$held ' '$CLUSTER_DIR/log/slurmctld.log'"
+for id in "${ids[@]}"; do
+	is "$(cluster_log | grep -c "job.new id=$id userid=0 urgency=16 name=n")" 1 \
+		"job.new ran once for job $id with its id, userid 0 and urgency 16"
+done
+is "$(cluster_log | grep -c "job.new id=$held userid=0 urgency=0 name=held")" 1 "a job held with -H has urgency 0"
+cluster_wait_for 10 sh -c "squeue -h -j ${ids[2]} -t CD -o %T | grep -q COMPLETED"
+is "$(squeue -h -j "${ids[2]}" -t all -o %T)" COMPLETED "accepted jobs run to completion"
+is "$(squeue -h -j "$held" -o '%T %r')" "PENDING JobHeldUser" "the -H job stays held by its user"
+scontrol release "$held"
+cluster_wait_for 10 sh -c "squeue -h -j $held -t CD -o %T | grep -q COMPLETED"
+is "$(squeue -h -j "$held" -t all -o %T)" COMPLETED "and runs once the user releases it"
+
+cluster_finish
+done_testing
