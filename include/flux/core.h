@@ -51,8 +51,9 @@ enum {
     FLUX_ROLE_OWNER = 1,
     FLUX_ROLE_USER = 2,
     FLUX_ROLE_LOCAL = 4,
-    FLUX_ROLE_ALL = 0xFFFFFFFF,
 };
+/* a macro, not an enumerator: 0xFFFFFFFF does not fit an int (pedantic) */
+#define FLUX_ROLE_ALL 0xFFFFFFFFU
 
 #define FLUX_NODEID_ANY 0xFFFFFFFF
 
