@@ -774,6 +774,26 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
     return SLURM_SUCCESS;
 }
 
+/* Urgency follows Slurm's user holds: `scontrol hold` is urgency 0 and
+ * `scontrol release` the default 16 (job write lock held). */
+static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
+{
+    int urgency;
+    bool had = have_job_write;
+
+    if (desc->priority == 0)
+        urgency = 0;
+    else if (desc->priority == INFINITE && job->priority == 0 &&
+             !held_by_shim (job))
+        urgency = 16;
+    else
+        return;
+    have_job_write = true;
+    if (jobtap_host_job_urgency (job->job_id, urgency) < 0 && errno != ENOENT)
+        error ("jobtap: %pJ: cannot set urgency %d: %m", job, urgency);
+    have_job_write = had;
+}
+
 int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              job_record_t *job,
                              uint32_t submit_uid)
@@ -785,6 +805,8 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
               submit_uid, job->state_desc);
         return ESLURM_ACCESS_DENIED;
     }
+    if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
+        follow_user_hold (desc, job);
     return SLURM_SUCCESS;
 }
 

@@ -74,6 +74,7 @@ static int validate (flux_plugin_t *p, const char *topic,
 struct waiter {
     flux_jobid_t id;
     char key[64];
+    long granted; /* priority given by "avail-<key>", or -1 */
 };
 #define MAX_WAITERS 64
 static struct waiter waiters[MAX_WAITERS];
@@ -82,8 +83,9 @@ static struct waiter unavail[MAX_WAITERS];
 static void remember (struct waiter *set, flux_jobid_t id, const char *key)
 {
     for (int i = 0; i < MAX_WAITERS; i++)
-        if (set[i].id == 0) {
+        if (set[i].id == 0 || set[i].id == id) {
             set[i].id = id;
+            set[i].granted = -1;
             snprintf (set[i].key, sizeof (set[i].key), "%s", key);
             return;
         }
@@ -120,11 +122,12 @@ static int new_job (flux_plugin_t *p, const char *topic,
     }
     if (!strncmp (name, "avail-", 6)) {
         for (int i = 0; i < MAX_WAITERS; i++)
-            if (unavail[i].id && !strcmp (unavail[i].key, name + 6)) {
+            if (unavail[i].id && unavail[i].granted < 0 &&
+                !strcmp (unavail[i].key, name + 6)) {
+                unavail[i].granted = 4242;
                 if (flux_jobtap_reprioritize_job (p, unavail[i].id, 4242) < 0)
                     flux_log_error (flux_jobtap_get_flux (p),
                                     "slurm-policy: reprioritize_job");
-                unavail[i].id = 0;
             }
     }
     return 0;
@@ -168,6 +171,7 @@ static int priority (flux_plugin_t *p, const char *topic,
     int urgency;
     const char *name = job_name (args);
     long v;
+    (void)topic;
     (void)arg;
 
     if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i}", "id",
@@ -178,12 +182,16 @@ static int priority (flux_plugin_t *p, const char *topic,
                                      "priority",
                                      (json_int_t)strtoll (name + 5, NULL, 10));
     if (!strncmp (name, "unavail-", 8)) {
-        if (!strcmp (topic, "job.state.priority"))
-            remember (unavail, id, name + 8);
         for (int i = 0; i < MAX_WAITERS; i++)
-            if (unavail[i].id == id)
-                return flux_jobtap_priority_unavail (p, args);
-        return 0; /* keep what reprioritize_job gave it */
+            if (unavail[i].id == id) {
+                if (unavail[i].granted < 0)
+                    return flux_jobtap_priority_unavail (p, args);
+                return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT,
+                                             "{s:I}", "priority",
+                                             (json_int_t)unavail[i].granted);
+            }
+        remember (unavail, id, name + 8);
+        return flux_jobtap_priority_unavail (p, args);
     }
     if ((v = file_priority ()) >= 0)
         return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",

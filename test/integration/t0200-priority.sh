@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# site_factor/jobtap: jobtap priorities reach Slurm as the site factor
+# (sprio's SITE column), unavailable priorities and jobtap dependencies hold
+# jobs with a "jobtap: ..." reason their user cannot lift, and the periodic
+# reprioritize applies new answers from job.priority.get.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
+prio_file=$(mktemp)
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [
+  { load = "$plugin", conf = { priority-file = "$prio_file" } },
+]
+[slurm-jobtap]
+reprioritize-period = 1
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+
+# Keep the node busy so every other job stays pending.
+blocker=$(sbatch --parsable --exclusive -J blocker -o /dev/null -t 10 --wrap 'sleep 300')
+cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
+submit() { sbatch --parsable --exclusive -o /dev/null -t 5 -J "$1" --wrap true; }
+site() { sprio -h -j "$1" -o %S | tr -d ' '; }
+reason() { squeue -h -j "$1" -o %r; }
+
+p1000=$(submit prio-1000)
+p5=$(submit prio-5)
+plain=$(submit plain)
+cluster_wait_for 10 sh -c "sprio -h -j $p1000 -o %S | grep -q 1000"
+is "$(site "$p1000")" 1000 "priority 1000 from job.state.priority is sprio's SITE factor"
+is "$(site "$p5")" 5 "priority 5 likewise"
+is "$(site "$plain")" 16 "without a plugin answer the priority is the urgency (16)"
+is "$(squeue -h -j "$p1000" -o %Q)" 1000 "and the job's Slurm priority follows (other weights are 0)"
+
+# Priority unavailable: held with a jobtap reason until a priority arrives.
+un=$(submit unavail-a)
+cluster_wait_for 10 sh -c "squeue -h -j $un -o %r | grep -q jobtap"
+is "$(reason "$un")" "jobtap: priority unavailable" "an unavailable priority holds the job with its reason"
+is "$(squeue -h -j "$un" -o %Q)" 0 "its Slurm priority is 0 (held)"
+avail=$(submit avail-a)
+cluster_wait_for 10 sh -c "sprio -h -j $un -o %S | grep -q 4242"
+is "$(site "$un")" 4242 "reprioritize_job gives it a priority and releases it"
+unlike "$(reason "$un")" '^jobtap' "its reason is no longer jobtap's"
+
+# A jobtap dependency holds the job until the plugin removes it.
+w=$(submit wait-x)
+cluster_wait_for 10 sh -c "squeue -h -j $w -o %r | grep -q jobtap"
+is "$(reason "$w")" "jobtap: wait for release-x" "a jobtap dependency holds the job with its description"
+r=$(submit release-x)
+cluster_wait_for 10 sh -c "sprio -h -j $w -o %S | grep -q 16"
+is "$(site "$w")" 16 "removing the dependency releases the job with its priority"
+unlike "$(reason "$w")" '^jobtap' "its reason is no longer jobtap's"
+
+# The job's user cannot lift a jobtap hold; Slurm's own user holds stay
+# theirs. (root is an operator and may override, so use another user.)
+as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
+nw=$(as_nobody sbatch --parsable --exclusive -o /dev/null -t 5 -J wait-y --wrap true)
+cluster_wait_for 10 sh -c "squeue -h -j $nw -o %r | grep -q jobtap"
+is "$(squeue -h -j "$nw" -o '%u %r')" "nobody jobtap: wait for release-y" "nobody's job is held by jobtap"
+out=$(as_nobody scontrol release "$nw" 2>&1)
+ok $((!$?)) "its user cannot release it"
+like "$out" 'Access/permission denied' "scontrol says access denied"
+like "$(cluster_log)" "jobtap: refusing to release JobId=$nw for uid $(id -u nobody): jobtap: wait for release-y" \
+	"slurmctld logs why"
+is "$(reason "$nw")" "jobtap: wait for release-y" "the job is still held by jobtap"
+uh=$(as_nobody sbatch --parsable --exclusive -o /dev/null -t 5 -H -J user-held --wrap true)
+cluster_wait_for 10 sh -c "squeue -h -j $uh -o %r | grep -q JobHeldUser"
+as_nobody scontrol release "$uh"
+ok $? "a user can still release their own -H hold"
+cluster_wait_for 10 sh -c "sprio -h -j $uh -o %S | grep -q 16"
+is "$(site "$uh")" 16 "and the released job gets its jobtap priority"
+
+# Periodic reprioritize: job.priority.get answers from the file now.
+echo 777 >"$prio_file"
+cluster_wait_for 10 sh -c "sprio -h -j $plain -o %S | grep -q 777"
+is "$(site "$plain")" 777 "the periodic reprioritize applies job.priority.get's new answer"
+is "$(site "$p1000")" 1000 "and leaves jobs whose answer did not change"
+rm -f "$prio_file"
+
+cluster_finish
+done_testing
