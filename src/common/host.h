@@ -242,6 +242,21 @@ int jobtap_host_job_update (uint64_t id,
                             json_t **final,
                             jobtap_host_error_t *err);
 
+/* jobtap_host_job_update() with flags. JOBTAP_UPDATE_UNHANDLED_OK: a key
+ * no plugin handles is accepted as is (the scheduler's own rules apply)
+ * instead of failing with "update of <key> not supported". job.validate
+ * still runs on the updated jobspec unless a handler set 'validated'. */
+enum {
+    JOBTAP_UPDATE_UNHANDLED_OK = 1,
+};
+int jobtap_host_job_update_ex (uint64_t id,
+                               json_t *updates,
+                               uint32_t userid,
+                               uint32_t rolemask,
+                               int flags,
+                               json_t **final,
+                               jobtap_host_error_t *err);
+
 /* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
 int jobtap_host_reprioritize_all (void);
 

@@ -794,6 +794,65 @@ static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
     have_job_write = had;
 }
 
+/* The values in 'final' that the request did not already carry: what
+ * job.update.<key> handlers added. New reference. */
+static json_t *added_updates (json_t *request, json_t *final)
+{
+    json_t *added = json_object ();
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (final, key, v)
+    {
+        if (!json_equal (json_object_get (request, key), v))
+            json_object_set (added, key, v);
+    }
+    return added;
+}
+
+/* scontrol update: job.update.<key> for each changed field, then
+ * job.validate on the updated jobspec (unless a handler validated it),
+ * then job.update. Keys no plugin handles follow Slurm's own rules. */
+static int update_from_modify (job_desc_msg_t *desc, job_record_t *job,
+                       uint32_t submit_uid)
+{
+    json_t *request = jobspec_updates_from_desc (desc);
+    json_t *final = NULL, *added = NULL;
+    jobtap_host_error_t err = {{0}};
+    uint32_t role = validate_operator (submit_uid) ? JOBTAP_ROLE_OWNER
+                                                   : JOBTAP_ROLE_USER;
+    bool had = have_job_write;
+    char *msg = NULL;
+    int rc = SLURM_SUCCESS;
+
+    if (!request || json_object_size (request) == 0 || !known (job->job_id))
+        goto out;
+    have_job_write = true;
+    if (jobtap_host_job_update_ex (job->job_id, request, submit_uid, role,
+                                   JOBTAP_UPDATE_UNHANDLED_OK, &final,
+                                   &err) < 0) {
+        info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
+              err.text);
+        rc = ESLURM_ACCESS_DENIED;
+        goto out_restore;
+    }
+    added = added_updates (request, final);
+    if (json_object_size (added) > 0 &&
+        jobspec_apply_updates (desc, added, &msg) < 0) {
+        info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
+              msg);
+        xfree (msg);
+        rc = ESLURM_ACCESS_DENIED;
+    }
+out_restore:
+    have_job_write = had;
+out:
+    json_decref (request);
+    json_decref (final);
+    json_decref (added);
+    return rc;
+}
+
 int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              job_record_t *job,
                              uint32_t submit_uid)
@@ -807,7 +866,7 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
     }
     if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
         follow_user_hold (desc, job);
-    return SLURM_SUCCESS;
+    return update_from_modify (desc, job, submit_uid);
 }
 
 /* --- site_factor/jobtap -------------------------------------------------- */

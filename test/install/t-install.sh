@@ -12,12 +12,15 @@ for so in job_submit_jobtap.so site_factor_jobtap.so; do
 	test -f "$dest$JOBTAP_PLUGINDIR/$so"
 	ok $? "$so is installed in Slurm's PluginDir ($JOBTAP_PLUGINDIR)"
 	rpath=$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
-	is "$rpath" "$JOBTAP_LIBDIR" "$so finds libslurm-jobtap through its RUNPATH"
+	is "$rpath" "$JOBTAP_LIBDIR:$JOBTAP_LIBDIR/slurm-jobtap" \
+		"$so finds libslurm-jobtap and the private adapter library through its RUNPATH"
 	unlike "$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | grep NEEDED)" 'libslurm\.so|libslurmfull' \
 		"$so does not link libslurm"
 done
 test -e "$dest$JOBTAP_LIBDIR/libslurm-jobtap.so.0"
 ok $? "libslurm-jobtap.so.0 is installed in $JOBTAP_LIBDIR"
+test -e "$dest$JOBTAP_LIBDIR/slurm-jobtap/libslurm-jobtap-adapter.so"
+ok $? "the Slurm adapter library is installed in the private $JOBTAP_LIBDIR/slurm-jobtap"
 for h in core.h jobtap.h; do
 	test -f "$dest$JOBTAP_INCLUDEDIR/slurm-jobtap/flux/$h"
 	ok $? "flux/$h is installed in the private include dir"

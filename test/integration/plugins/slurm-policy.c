@@ -14,6 +14,10 @@
  *                  priority unavailable until "avail-<x>" is submitted,
  *                  which gives it 4242; else the value in conf.priority-file
  *                  (if readable) or the urgency
+ *   job.update.attributes.system.job.name
+ *                  names starting with "bad" are refused with
+ *                  "job name <name> is not allowed"
+ *   job.update     logs "job.update id=N <updates>"
  */
 #include <flux/core.h>
 #include <flux/jobtap.h>
@@ -200,7 +204,42 @@ static int priority (flux_plugin_t *p, const char *topic,
                                  "priority", urgency);
 }
 
+static int update_name (flux_plugin_t *p, const char *topic,
+                        flux_plugin_arg_t *args, void *arg)
+{
+    const char *value;
+    (void)topic;
+    (void)arg;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:s}", "value",
+                                &value) < 0)
+        return flux_jobtap_error (p, args, "job name must be a string");
+    if (!strncmp (value, "bad", 3))
+        return flux_jobtap_error (p, args, "job name %s is not allowed",
+                                  value);
+    return 0;
+}
+
+static int job_update (flux_plugin_t *p, const char *topic,
+                       flux_plugin_arg_t *args, void *arg)
+{
+    flux_jobid_t id;
+    json_t *updates;
+    (void)topic;
+    (void)arg;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:o}", "id",
+                                &id, "updates", &updates) < 0)
+        return -1;
+    char *s = json_dumps (updates, JSON_COMPACT | JSON_SORT_KEYS);
+    flux_log (flux_jobtap_get_flux (p), LOG_INFO,
+              "slurm-policy: job.update id=%ju %s", (uintmax_t)id,
+              s ? s : "?");
+    free (s);
+    return 0;
+}
+
 static const struct flux_plugin_handler tab[] = {
+    {"job.update.attributes.system.job.name", update_name, NULL},
+    {"job.update", job_update, NULL},
     {"job.validate", validate, NULL},
     {"job.new", new_job, NULL},
     {"job.state.depend", depend, NULL},

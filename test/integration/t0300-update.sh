@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scontrol update through job_submit/jobtap's job_modify: job.update.<key>
+# handlers may refuse a change (their message is logged); keys with no
+# handler follow Slurm's rules but the updated jobspec must still pass
+# job.validate; job.update sees what was applied.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [
+  { load = "$plugin", conf = { max-duration = 86400.0, default-duration = 3600.0 } },
+]
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+
+blocker=$(sbatch --parsable --exclusive -J blocker -o /dev/null -t 10 --wrap 'sleep 300')
+cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
+id=$(sbatch --parsable --exclusive -J first -o /dev/null -t 10 --wrap true)
+cluster_wait_for 10 sh -c "grep -q 'job.new id=$id ' '$CLUSTER_DIR/log/slurmctld.log'"
+field() { scontrol show job -o "$id" | grep -o " $1=[^ ]*" | cut -d= -f2-; }
+
+out=$(scontrol update job="$id" TimeLimit=3-0 2>&1)
+ok $((!$?)) "a 3-day TimeLimit update is refused"
+like "$out" 'Access/permission denied' "scontrol reports the refusal"
+like "$(cluster_log)" "jobtap: update of JobId=$id by uid 0 rejected: duration 259200s exceeds the limit of 86400s" \
+	"job.validate on the updated jobspec refused it, logged with the reason"
+is "$(field TimeLimit)" 00:10:00 "the time limit is unchanged"
+
+scontrol update job="$id" TimeLimit=20
+ok $? "a 20-minute TimeLimit update is accepted"
+is "$(field TimeLimit)" 00:20:00 "and applied"
+like "$(cluster_log)" "slurm-policy: job.update id=$id \\{\"attributes.system.duration\":1200(\\.0)?\\}" \
+	"job.update saw the new duration"
+
+out=$(scontrol update job="$id" Name=badname 2>&1)
+ok $((!$?)) "a name refused by job.update.attributes.system.job.name fails"
+like "$(cluster_log)" "jobtap: update of JobId=$id by uid 0 rejected: job name badname is not allowed" \
+	"the handler's message is logged"
+is "$(field JobName)" first "the name is unchanged"
+scontrol update job="$id" Name=goodname
+ok $? "an allowed name is accepted"
+is "$(field JobName)" goodname "and applied"
+
+scontrol update job="$id" Comment=hello
+ok $? "a field no plugin handles follows Slurm's rules"
+is "$(field Comment)" hello "and is applied"
+
+cluster_finish
+done_testing
