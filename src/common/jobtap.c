@@ -2,11 +2,14 @@
  * current-job stack, topic dispatch and the flux_jobtap_* API.
  * Behaviour follows flux-core's job-manager (see the semantics
  * reference); the code is our own. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <libgen.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
