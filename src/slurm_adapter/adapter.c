@@ -52,6 +52,7 @@ static struct {
     int refcount;
     enum priority_mode priority_mode;
     int reprioritize_period; /* seconds */
+    bool log_jobspec;        /* log the jobspec built for each job */
 
     pthread_t agent;
     bool agent_started;
@@ -194,6 +195,14 @@ static uint32_t site_factor_for (int64_t priority)
 {
     int64_t v = (int64_t)NICE_OFFSET + priority;
     return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static bool log_jobspec (void)
+{
+    pthread_mutex_lock (&ad.lock);
+    bool on = ad.log_jobspec;
+    pthread_mutex_unlock (&ad.lock);
+    return on;
 }
 
 static int priority_mode (void)
@@ -378,14 +387,16 @@ static bool known (uint32_t id)
     return jobtap_host_job_priority (id, &p) == 0;
 }
 
-/* job.new for a job the runtime has not seen, then settle its Slurm state:
- * a job that reached SCHED leaves the creation hold. */
+/* job.new for a job the runtime has not seen, then make the Slurm job
+ * agree with the runtime's decision: held (jobtap's reason) while in
+ * DEPEND or PRIORITY, else released, or held by its user at urgency 0.
+ * After a restart this also lifts holds the plugins no longer want. */
 static void bind_job (job_record_t *job)
 {
     uint64_t token = 0;
     int urgency = jobspec_urgency_from_record (job);
+    int mark_urgency = urgency;
     uint32_t op_priority = 0;
-    bool marked = submit_mark (job, &token, &urgency, &op_priority);
     double t_submit = job->details ? (double)job->details->submit_time
                                    : (double)time (NULL);
     jobtap_host_error_t err = {{0}};
@@ -394,20 +405,34 @@ static void bind_job (job_record_t *job)
 
     if (IS_JOB_FINISHED (job))
         return;
+    /* A job in this process's creation hold takes the urgency it was
+     * submitted with; otherwise the record's hold state tells. */
+    (void)submit_mark (job, &token, &mark_urgency, &op_priority);
+    bool creation_hold = token != 0 && job->priority == 0 && !held_by_shim (job);
+    if (creation_hold)
+        urgency = mark_urgency;
+    if (log_jobspec () || token == 0)
+        spec = jobspec_from_record (job);
+    if (spec && log_jobspec ()) {
+        char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
+        info ("jobtap: %pJ jobspec from record %s", job, s ? s : "?");
+        free (s);
+    }
     rc = jobtap_host_job_new (token, job->job_id, job->user_id, urgency,
                               t_submit, NULL, &err);
     if (rc < 0 && (token == 0 || errno == ENOENT)) {
         /* No provisional job (restart, or a job from before jobtap): the
          * runtime replays job.create and job.new from the record. */
-        spec = jobspec_from_record (job);
+        if (!spec)
+            spec = jobspec_from_record (job);
         rc = jobtap_host_job_new (0, job->job_id, job->user_id, urgency,
                                   t_submit, spec, &err);
-        json_decref (spec);
     }
+    json_decref (spec);
     if (rc < 0) {
-        error ("jobtap: %pJ: job.new failed: %s; releasing it to Slurm",
-               job, err.text);
-        if (marked && IS_JOB_PENDING (job) && !held_by_shim (job))
+        error ("jobtap: %pJ: job.new failed: %s; leaving it to Slurm", job,
+               err.text);
+        if (creation_hold || held_by_shim (job))
             release_job (job);
         return;
     }
@@ -415,24 +440,23 @@ static void bind_job (job_record_t *job)
         jobtap_host_job_run (job->job_id, NULL);
         return;
     }
-    if (!IS_JOB_PENDING (job) || held_by_shim (job))
+    if (!IS_JOB_PENDING (job))
         return;
     json_t *info = jobtap_host_job_info (job->job_id);
     int state = 0;
-    json_int_t priority = -1;
     if (info)
-        json_unpack (info, "{s:i s:I}", "state", &state, "priority",
-                     &priority);
+        (void)json_unpack (info, "{s:i}", "state", &state);
     json_decref (info);
-    if (!marked)
-        return; /* not created held by us: leave Slurm's state alone */
     if (state == JOBTAP_STATE_SCHED) {
-        if (urgency == 0)
-            user_hold_job (job);
-        else
+        if (urgency == 0) {
+            if (job->state_reason != WAIT_HELD_USER || held_by_shim (job))
+                user_hold_job (job);
+        } else if (creation_hold || held_by_shim (job))
             release_job (job);
-    } else
-        hold_job (job, HOLD_PREFIX "waiting for a jobtap decision");
+    } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
+        if (!held_by_shim (job)) /* the runtime's hold normally did this */
+            hold_job (job, HOLD_PREFIX "waiting for a jobtap decision");
+    }
 }
 
 static int bind_unknown (void *x, void *arg)
@@ -608,11 +632,14 @@ static void load_settings (void)
     json_t *s = jobtap_host_settings ();
     const char *mode = NULL;
     int period = -1;
+    int log_spec = 0;
 
-    if (s && json_unpack (s, "{s?s s?i}", "priority-mode", &mode,
-                          "reprioritize-period", &period) < 0)
-        error ("jobtap: [slurm-jobtap] priority-mode must be a string and "
-               "reprioritize-period an integer; using defaults");
+    if (s && json_unpack (s, "{s?s s?i s?b}", "priority-mode", &mode,
+                          "reprioritize-period", &period, "log-jobspec",
+                          &log_spec) < 0)
+        error ("jobtap: [slurm-jobtap] priority-mode must be a string, "
+               "reprioritize-period an integer and log-jobspec a boolean; "
+               "using defaults");
     pthread_mutex_lock (&ad.lock);
     ad.priority_mode = PRIORITY_SITE_FACTOR;
     if (mode && !strcmp (mode, "authoritative"))
@@ -622,6 +649,7 @@ static void load_settings (void)
                "\"site-factor\" or \"authoritative\"; using site-factor",
                mode);
     ad.reprioritize_period = period >= 0 ? period : 30;
+    ad.log_jobspec = log_spec;
     pthread_mutex_unlock (&ad.lock);
     json_decref (s);
 }
@@ -744,6 +772,12 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
     if (!spec) {
         *err_msg = xstrdup ("jobtap: out of memory");
         return SLURM_ERROR;
+    }
+    if (log_jobspec ()) {
+        char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
+        info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,
+              s ? s : "?");
+        free (s);
     }
     if (jobtap_host_submit (spec, desc->user_id, urgency,
                             (double)time (NULL), 0, &updates, &token,

@@ -34,7 +34,7 @@ struct job_fields {
     const char *wckey;
     const char *work_dir;
     const char *name;
-    const char *dependency;
+    char *dependency; /* canonical form, xmalloc'd (fields_free) */
     const char *features;
     const char *comment;
     const char *qos;
@@ -88,6 +88,51 @@ static uint32_t gpus_in (const char *tres)
     return total;
 }
 
+/* A dependency string in one form whether it comes from the request or
+ * the record, where slurmctld rewrites it: "afterok:1:2?singleton" and
+ * "afterok:1(unfulfilled),afterok:2(unfulfilled)?singleton(unfulfilled)"
+ * both become "afterok:1,afterok:2?singleton". xmalloc'd, or NULL. */
+static char *canonical_dependency (const char *dep)
+{
+    char *out = NULL, *copy, *p, *tok;
+
+    if (!dep || !dep[0])
+        return NULL;
+    copy = xstrdup (dep);
+    /* drop the "(state)" notes slurmctld appends */
+    for (p = copy; (p = strchr (p, '('));) {
+        char *end = strchr (p, ')');
+        if (!end)
+            break;
+        memmove (p, end + 1, strlen (end + 1) + 1);
+    }
+    p = copy;
+    while (*p) {
+        size_t len = strcspn (p, ",?");
+        char sep = p[len];
+        tok = xstrndup (p, len);
+        char *colon = strchr (tok, ':');
+        if (colon) {
+            char *save = NULL, *id;
+            *colon = '\0';
+            bool first = true;
+            for (id = strtok_r (colon + 1, ":", &save); id;
+                 id = strtok_r (NULL, ":", &save)) {
+                xstrfmtcat (out, "%s%s:%s", first ? "" : ",", tok, id);
+                first = false;
+            }
+        } else if (tok[0])
+            xstrcat (out, tok);
+        xfree (tok);
+        if (!sep)
+            break;
+        xstrfmtcat (out, "%c", sep);
+        p += len + 1;
+    }
+    xfree (copy);
+    return out;
+}
+
 /* A partition request may be a list ("a,b"): defaults come from the first. */
 static part_record_t *first_partition (const char *list)
 {
@@ -131,7 +176,7 @@ static void fields_from_desc (const job_desc_msg_t *d, struct job_fields *f)
     f->wckey = d->wckey;
     f->work_dir = d->work_dir;
     f->name = d->name;
-    f->dependency = d->dependency;
+    f->dependency = canonical_dependency (d->dependency);
     f->features = d->features;
     f->comment = d->comment;
     f->qos = d->qos;
@@ -151,7 +196,10 @@ static void fields_from_record (const job_record_t *j, struct job_fields *f)
     f->cpus_per_task = 1;
     f->nice = NO_VAL;
     if (det) {
-        f->nodes = set32 (det->min_nodes) ? det->min_nodes : 0;
+        /* slurmctld fills in min_nodes itself; max_nodes stays 0 unless
+         * the user asked for a node count. */
+        f->nodes = det->max_nodes && set32 (det->min_nodes) ? det->min_nodes
+                                                           : 0;
         f->ntasks = set32 (det->num_tasks) ? det->num_tasks : 0;
         if (set16 (det->orig_cpus_per_task) && det->orig_cpus_per_task > 0)
             f->cpus_per_task = det->orig_cpus_per_task;
@@ -161,7 +209,7 @@ static void fields_from_record (const job_record_t *j, struct job_fields *f)
         f->exclusive = det->share_res == 0 &&
                        (det->whole_node & WHOLE_NODE_REQUIRED);
         f->work_dir = det->work_dir;
-        f->dependency = det->dependency;
+        f->dependency = canonical_dependency (det->dependency);
         f->features = det->features;
         f->begin_time = det->begin_time;
         f->nice = det->nice;
@@ -377,14 +425,18 @@ json_t *jobspec_from_desc (const job_desc_msg_t *desc)
 {
     struct job_fields f;
     fields_from_desc (desc, &f);
-    return build (&f);
+    json_t *spec = build (&f);
+    xfree (f.dependency);
+    return spec;
 }
 
 json_t *jobspec_from_record (const job_record_t *job)
 {
     struct job_fields f;
     fields_from_record (job, &f);
-    return build (&f);
+    json_t *spec = build (&f);
+    xfree (f.dependency);
+    return spec;
 }
 
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc)

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The jobspec plugins see (docs/jobspec.md): built from the submission in
+# job_submit and from the job record later, the same job gives the same
+# jobspec, with the documented values and no Slurm sentinels.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+conf=$(mktemp)
+cat >"$conf" <<'TOML'
+[slurm-jobtap]
+log-jobspec = true
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+
+first=$(sbatch --parsable -o /dev/null -t 1 --wrap 'sleep 30')
+id=$(sbatch --parsable -o /dev/null -N 1 -n 2 -c 1 -t 30 -p debug -A MyAcct -J named \
+	-D /tmp --comment=hello --exclusive --nice=5 --begin=now+1hour \
+	--dependency="afterok:$first,singleton" --wrap true)
+cluster_wait_for 10 sh -c "grep -q 'JobId=$id jobspec from record' '$CLUSTER_DIR/log/slurmctld.log'"
+
+submitted=$(cluster_log | sed -n 's/.*jobtap: jobspec of a submission by uid 0: //p' | tail -n 1)
+recorded=$(cluster_log | sed -n "s/.*jobtap: JobId=$id jobspec from record //p")
+ok $([ -n "$submitted" ] && [ -n "$recorded" ]; echo $?) "both jobspecs were logged"
+is "$recorded" "$submitted" "job_desc and job_record give the same jobspec"
+
+# Field by field, through python's json (a Debian meson dependency).
+get() { python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(json.dumps(eval(sys.argv[2], {"d": d}), sort_keys=True))' "$submitted" "$1"; }
+is "$(get 'd["version"]')" 1 "version 1"
+is "$(get 'd["resources"]')" \
+	'[{"count": 1, "exclusive": true, "type": "node", "with": [{"count": 2, "label": "task", "type": "slot", "with": [{"count": 1, "type": "core"}]}]}]' \
+	"-N 1 -n 2 -c 1 --exclusive is one exclusive node with 2 slots of 1 core"
+is "$(get 'd["tasks"][0]["count"]')" '{"per_slot": 1}' "one task per slot"
+sys='d["attributes"]["system"]'
+is "$(get "$sys[\"duration\"]")" 1800.0 "-t 30 is duration 1800"
+is "$(get "$sys[\"queue\"]")" '"debug"' "queue is the partition"
+is "$(get "$sys[\"bank\"]")" '"myacct"' "bank is the account, lowercased as Slurm stores it"
+is "$(get "$sys[\"job\"]")" '{"name": "named"}' "job.name"
+is "$(get "$sys[\"cwd\"]")" '"/tmp"' "cwd"
+is "$(get "$sys[\"dependencies\"]")" \
+	"[{\"scheme\": \"afterok\", \"value\": \"$first\"}, {\"scheme\": \"singleton\", \"value\": \"\"}]" \
+	"dependencies as RFC 26 entries"
+is "$(get "$sys[\"slurm\"][\"comment\"]")" '"hello"' "comment under attributes.system.slurm"
+is "$(get "$sys[\"slurm\"][\"nice\"]")" 5 "nice under attributes.system.slurm"
+like "$(get "$sys[\"slurm\"][\"begin_time\"]")" '^[0-9]{10}$' "begin_time in epoch seconds"
+unlike "$submitted" '4294967294|4294967295|65534|18446744073709551614' "no NO_VAL or INFINITE anywhere"
+unlike "$submitted" 'environment' "the environment is not included"
+
+# Defaults resolved the way slurmctld does: no -t takes the partition's
+# limit (unlimited here: 0), no -p the default partition.
+id2=$(sbatch --parsable -o /dev/null --wrap true)
+cluster_wait_for 10 sh -c "grep -q 'JobId=$id2 jobspec from record' '$CLUSTER_DIR/log/slurmctld.log'"
+submitted=$(cluster_log | sed -n 's/.*jobtap: jobspec of a submission by uid 0: //p' | tail -n 1)
+recorded=$(cluster_log | sed -n "s/.*jobtap: JobId=$id2 jobspec from record //p")
+is "$recorded" "$submitted" "a job with Slurm's defaults also gives the same jobspec both ways"
+is "$(get "$sys[\"duration\"]")" 0.0 "no -t on an unlimited partition is duration 0"
+is "$(get "$sys[\"queue\"]")" '"debug"' "no -p is the default partition"
+is "$(get 'd["resources"]')" \
+	'[{"count": 1, "label": "task", "type": "slot", "with": [{"count": 1, "type": "core"}]}]' \
+	"no size options is one slot of one core"
+
+cluster_finish
+done_testing
