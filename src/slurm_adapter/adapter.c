@@ -419,8 +419,8 @@ static void bind_job (job_record_t *job)
         free (s);
     }
     rc = jobtap_host_job_new (token, job->job_id, job->user_id, urgency,
-                              t_submit, NULL, &err);
-    if (rc < 0 && (token == 0 || errno == ENOENT)) {
+                              t_submit, token ? NULL : spec, &err);
+    if (rc < 0 && token != 0 && errno == ENOENT) {
         /* No provisional job (restart, or a job from before jobtap): the
          * runtime replays job.create and job.new from the record. */
         if (!spec)

@@ -6,6 +6,7 @@
  *                  with "duration Xs exceeds the limit of Ys"; "rename-me" is
  *                  renamed "renamed"; "to-<queue>" moves to <queue>;
  *                  "bad-update" asks for an update Slurm has no field for
+ *   job.create     logs "job.create id=N name=NAME"
  *   job.new        logs "job.new id=N userid=U urgency=U"
  *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>"
  *   job.new of "release-<x>" removes that dependency from every waiting job
@@ -93,6 +94,21 @@ static void remember (struct waiter *set, flux_jobid_t id, const char *key)
             snprintf (set[i].key, sizeof (set[i].key), "%s", key);
             return;
         }
+}
+
+static int create (flux_plugin_t *p, const char *topic,
+                   flux_plugin_arg_t *args, void *arg)
+{
+    flux_jobid_t id;
+    (void)topic;
+    (void)arg;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id)
+        < 0)
+        return -1;
+    flux_log (flux_jobtap_get_flux (p), LOG_INFO,
+              "slurm-policy: job.create id=%ju name=%s", (uintmax_t)id,
+              job_name (args));
+    return 0;
 }
 
 static int new_job (flux_plugin_t *p, const char *topic,
@@ -240,6 +256,7 @@ static int job_update (flux_plugin_t *p, const char *topic,
 static const struct flux_plugin_handler tab[] = {
     {"job.update.attributes.system.job.name", update_name, NULL},
     {"job.update", job_update, NULL},
+    {"job.create", create, NULL},
     {"job.validate", validate, NULL},
     {"job.new", new_job, NULL},
     {"job.state.depend", depend, NULL},

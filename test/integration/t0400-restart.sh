@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# After slurmctld restarts, its active jobs are replayed into the runtime
+# (job.create then job.new, with their real ids), the holds the shim owns
+# are still in force, and plugins pick up where they were.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
+conf=$(mktemp)
+printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$plugin" >"$conf"
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+
+submit() { sbatch --parsable --exclusive -o /dev/null -t 5 -J "$1" "${@:2}" --wrap "${WRAP:-true}"; }
+blocker=$(WRAP='sleep 300' submit blocker)
+cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
+waiter=$(submit wait-r)
+p300=$(submit prio-300)
+held=$(submit user-held -H)
+cluster_wait_for 10 sh -c "squeue -h -j $waiter -o %r | grep -q jobtap"
+cluster_wait_for 10 sh -c "sprio -h -j $p300 -o %S | grep -q 300"
+is "$(squeue -h -j "$waiter" -o %r)" "jobtap: wait for release-r" "before the restart: the jobtap hold"
+
+marker=$(wc -l <"$CLUSTER_DIR/log/slurmctld.log")
+cluster_restart_slurmctld || bail_out "slurmctld did not come back"
+ok 0 "slurmctld restarted"
+after() { tail -n +"$((marker + 1))" "$CLUSTER_DIR/log/slurmctld.log"; }
+cluster_wait_for 15 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'job.new id=$held '"
+
+for id in "$blocker" "$waiter" "$p300" "$held"; do
+	create=$(after | grep -n "slurm-policy: job.create id=$id " | cut -d: -f1)
+	new=$(after | grep -n "slurm-policy: job.new id=$id " | cut -d: -f1)
+	ok $([ -n "$create" ] && [ -n "$new" ] && [ "$create" -lt "$new" ]; echo $?) \
+		"job $id is replayed: job.create, then job.new"
+	is "$(after | grep -c "slurm-policy: job.new id=$id ")" 1 "job.new once for job $id"
+done
+is "$(squeue -h -j "$waiter" -o '%T %r')" "PENDING jobtap: wait for release-r" "the jobtap hold is still in force"
+is "$(squeue -h -j "$held" -o '%T %r')" "PENDING JobHeldUser" "the user hold is still the user's"
+is "$(squeue -h -j "$blocker" -o %T)" RUNNING "the running job kept running"
+cluster_wait_for 10 sh -c "sprio -h -j $p300 -o %S | grep -q 300"
+is "$(sprio -h -j "$p300" -o %S | tr -d ' ')" 300 "the replayed job keeps its jobtap priority"
+
+submit release-r >/dev/null
+cluster_wait_for 10 sh -c "squeue -h -j $waiter -o %r | grep -vq jobtap"
+unlike "$(squeue -h -j "$waiter" -o %r)" '^jobtap' "the plugin still releases the replayed job"
+
+cluster_finish
+done_testing
