@@ -1,0 +1,100 @@
+-- Run in every policy state before the script: logging helpers, the
+-- computed job fields and text-only chunk loading.
+local jobtap = require "jobtap"
+local fmt = string.format
+
+local function logger (level)
+    return function (f, ...)
+        local msg
+        if select ("#", ...) > 0 then
+            msg = fmt (f, ...)
+        else
+            msg = tostring (f)
+        end
+        jobtap._log (level, msg)
+    end
+end
+
+-- Slurm's levels: error, warning and notice/info/verbose/debug.
+jobtap.log_error = logger (jobtap.LOG_ERR)
+jobtap.log_warning = logger (jobtap.LOG_WARNING)
+jobtap.log_notice = logger (jobtap.LOG_NOTICE)
+jobtap.log_info = logger (jobtap.LOG_INFO)
+jobtap.log_verbose = logger (jobtap.LOG_DEBUG)
+jobtap.log_debug = logger (jobtap.LOG_DEBUG)
+
+-- Binary chunks can crash the VM: text only.
+local _load, _loadfile = load, loadfile
+load = function (chunk, name, mode, env)
+    return _load (chunk, name, "t", env or _ENV)
+end
+loadfile = function (file, mode, env)
+    return _loadfile (file, "t", env or _ENV)
+end
+dofile = function (file)
+    local f, err = loadfile (file)
+    if not f then error (err, 2) end
+    return f ()
+end
+
+-- Computed job fields: job.<name> calls fields.<name>(job) once.
+local fields = jobtap._fields
+jobtap._fields = nil
+
+local function system (job)
+    local js = job.jobspec
+    return js and js.attributes and js.attributes.system or {}
+end
+
+-- node count, slot count, slot table of a jobspec
+local function shape (job)
+    local js = job.jobspec
+    local r = js and js.resources and js.resources[1]
+    if not r then return 0, 0, nil end
+    if r.type == "node" then
+        local slot = r.with and r.with[1]
+        local per = slot and slot.count or 1
+        return r.count or 1, (r.count or 1) * per, slot
+    end
+    if r.type == "slot" then return 0, r.count or 1, r end
+    return 0, 0, nil
+end
+
+local function per_slot (slot, kind)
+    for _, w in ipairs (slot and slot.with or {}) do
+        if w.type == kind then return w.count or 1 end
+    end
+    return 0
+end
+
+fields.nnodes = function (job) return (shape (job)) end
+fields.nslots = function (job) local _, n = shape (job); return n end
+fields.ncores = function (job)
+    local _, n, slot = shape (job)
+    return n * per_slot (slot, "core")
+end
+fields.ngpus = function (job)
+    local _, n, slot = shape (job)
+    return n * per_slot (slot, "gpu")
+end
+fields.ntasks = function (job)
+    local js = job.jobspec
+    local t = js and js.tasks and js.tasks[1]
+    local c = t and t.count or {}
+    if c.total then return c.total end
+    local _, n = shape (job)
+    return n * (c.per_slot or 1)
+end
+fields.duration = function (job) return system (job).duration or 0 end
+fields.queue = function (job) return system (job).queue end
+fields.bank = function (job) return system (job).bank end
+fields.project = function (job) return system (job).project end
+fields.cwd = function (job) return system (job).cwd end
+fields.name = function (job)
+    local j = system (job).job
+    return j and j.name
+end
+fields.dependencies = function (job)
+    return system (job).dependencies or jobtap.array ()
+end
+fields.slurm = function (job) return system (job).slurm or {} end
