@@ -51,6 +51,7 @@ struct policy {
     size_t mem_limit;
     long instructions;      /* executed in the current call */
     long instruction_limit;
+    int depth;              /* nested calls (a callback caused by a call) */
 };
 
 /* Per-job Lua table (job.data), kept as a job aux item. */
@@ -417,16 +418,25 @@ static int dep_op (lua_State *L, flux_jobid_t id, int idx, bool add)
     return 1;
 }
 
+/* The runtime matches dependencies by literal id (as Flux), and a
+ * failure here is a policy bug: raise it. */
+static int job_dep (lua_State *L, bool add)
+{
+    struct jobref *j = check_job (L, 1);
+    if (dep_op (L, job_id (j), 2, add) == 2)
+        return luaL_error (L, "%s_dependency: %s", add ? "add" : "remove",
+                           lua_tostring (L, -1));
+    return 1;
+}
+
 static int job_add_dependency (lua_State *L)
 {
-    check_job (L, 1);
-    return dep_op (L, FLUX_JOBTAP_CURRENT_JOB, 2, true);
+    return job_dep (L, true);
 }
 
 static int job_remove_dependency (lua_State *L)
 {
-    check_job (L, 1);
-    return dep_op (L, FLUX_JOBTAP_CURRENT_JOB, 2, false);
+    return job_dep (L, false);
 }
 
 static flux_jobid_t check_id (lua_State *L, int idx)
@@ -920,71 +930,80 @@ static bool submit_topic (const char *topic)
 /* A policy failure: log it fully, tell the user nothing internal. */
 static int policy_failed (struct host *h,
                           const char *topic,
-                          struct jobref *j,
+                          flux_plugin_arg_t *args,
+                          bool has_id,
+                          flux_jobid_t id,
                           const char *what)
 {
-    flux_jobid_t id = j ? job_id (j) : 0;
     bool provisional = id & (1ULL << 63);
 
-    if (j && j->in && json_object_get (j->in, "id"))
+    if (has_id)
         hlog (h, LOG_ERR, "%s: job %s%ju: %s", topic,
-              provisional ? "(submit) " : "",
+              provisional ? "(at submit) " : "",
               (uintmax_t)(provisional ? id & ~(1ULL << 63) : id), what);
     else
         hlog (h, LOG_ERR, "%s: %s", topic, what);
-    if (!strcmp (topic, "conf.update") && j) {
-        flux_jobtap_error (h->p, j->args, "policy '%s' failed: %s", h->name,
+    if (!strcmp (topic, "conf.update")) {
+        flux_jobtap_error (h->p, args, "policy '%s' failed: %s", h->name,
                            what);
         return -1;
     }
-    if (!submit_topic (topic) || h->on_error_accept || !j)
+    if (!submit_topic (topic) || h->on_error_accept)
         return 0;
-    flux_jobtap_reject_job (h->p, j->args,
+    flux_jobtap_reject_job (h->p, args,
                             "job rejected: policy '%s' failed; contact your "
                             "administrator",
                             h->name);
     return -1;
 }
 
-/* Run the handler on the stack (function, job, topic) with the budget. */
-static int call_handler (struct host *h,
-                         const char *topic,
-                         flux_plugin_arg_t *args)
-{
-    struct policy *pol = h->cur;
-    lua_State *L = pol->L;
-    int base = lua_gettop (L);
-    struct jobref *j;
-    int rc = 0;
+struct callctx {
+    struct host *h;
+    const char *topic;
+    flux_plugin_arg_t *args;
+    bool has_id;
+    flux_jobid_t id;
+    int rc;
+    char *what;             /* a policy failure to report */
+};
 
-    lua_pushcfunction (L, traceback);            /* base+1 */
-    j = push_job (L, h, args);                   /* base+2: keeps j alive */
-    if (!push_handler (L, topic)) {
+/* Runs protected, so that even a memory error while building the job
+ * object cannot escape to the panic handler. */
+static int protected_call (lua_State *L)
+{
+    struct callctx *c = lua_touserdata (L, 1);
+    struct jobref *j;
+
+    lua_settop (L, 0);
+    lua_pushcfunction (L, traceback);            /* 1 */
+    j = push_job (L, c->h, c->args);             /* 2: keeps j alive */
+    c->has_id = j->in && json_is_integer (json_object_get (j->in, "id"));
+    c->id = job_id (j);
+    if (!push_handler (L, c->topic)) {
         j->valid = false;
-        lua_settop (L, base);
         return 0;
     }
-    lua_pushvalue (L, base + 2);
-    lua_pushstring (L, topic);
-    pol->instructions = 0;
-    int status = lua_pcall (L, 2, LUA_MULTRET, base + 1);
+    lua_pushvalue (L, 2);
+    lua_pushstring (L, c->topic);
+    int status = lua_pcall (L, 2, LUA_MULTRET, 1);
     j->valid = false;
     if (status != LUA_OK) {
-        rc = policy_failed (h, topic, j, lua_tostring (L, -1));
-        goto out;
+        const char *msg = lua_tostring (L, -1);
+        c->what = strdup (msg ? msg : "error");
+        return 0;
     }
-    int nret = lua_gettop (L) - (base + 2);
-    int t = nret > 0 ? lua_type (L, base + 3) : LUA_TNIL;
-    if (t == LUA_TNIL || (t == LUA_TBOOLEAN && lua_toboolean (L, base + 3)))
-        rc = j->rejected ? -1 : 0;
+    int nret = lua_gettop (L) - 2;
+    int t = nret > 0 ? lua_type (L, 3) : LUA_TNIL;
+    if (t == LUA_TNIL || (t == LUA_TBOOLEAN && lua_toboolean (L, 3)))
+        c->rc = j->rejected ? -1 : 0;
     else if (t == LUA_TBOOLEAN) {
-        const char *msg = nret > 1 ? lua_tostring (L, base + 4) : NULL;
+        const char *msg = nret > 1 ? lua_tostring (L, 4) : NULL;
         if (msg)
-            flux_jobtap_reject_job (h->p, args, "%s", msg);
+            flux_jobtap_reject_job (c->h->p, c->args, "%s", msg);
         else if (!j->rejected)
-            flux_jobtap_reject_job (h->p, args, "rejected by policy '%s'",
-                                    h->name);
-        rc = -1;
+            flux_jobtap_reject_job (c->h->p, c->args,
+                                    "rejected by policy '%s'", c->h->name);
+        c->rc = -1;
     }
     else {
         char what[256];
@@ -992,10 +1011,40 @@ static int call_handler (struct host *h,
                   "handler returned a %s (expected nothing, true, or false "
                   "and a message)",
                   lua_typename (L, t));
-        rc = policy_failed (h, topic, j, what);
+        c->what = strdup (what);
     }
-out:
+    return 0;
+}
+
+/* Call the policy's handler for 'topic', within the budget. */
+static int call_handler (struct host *h,
+                         const char *topic,
+                         flux_plugin_arg_t *args)
+{
+    struct policy *pol = h->cur;
+    lua_State *L = pol->L;
+    int base = lua_gettop (L);
+    struct callctx c = { .h = h, .topic = topic, .args = args };
+    int rc;
+
+    /* one budget per outermost call: nested calls must not reset it */
+    if (pol->depth++ == 0)
+        pol->instructions = 0;
+    lua_pushcfunction (L, protected_call);
+    lua_pushlightuserdata (L, &c);
+    if (lua_pcall (L, 1, 0, 0) != LUA_OK) {
+        const char *msg = lua_tostring (L, -1);
+        free (c.what);
+        c.what = strdup (msg ? msg : "error");
+    }
+    pol->depth--;
     lua_settop (L, base);
+    if (c.what) {
+        rc = policy_failed (h, topic, args, c.has_id, c.id, c.what);
+        free (c.what);
+    }
+    else
+        rc = c.rc;
     /* a collection step now keeps memory use near the live set */
     lua_gc (L, LUA_GCSTEP, 0);
     return rc;
@@ -1155,7 +1204,10 @@ static int read_file (const char *path, char **bufp, size_t *lenp)
 }
 
 /* Load 'source' into a fresh state.  NULL with err set on failure. */
+static void copy_value (lua_State *from, int idx, lua_State *to);
+
 static struct policy *policy_create (struct host *h,
+                                     struct policy *old,
                                      char *source,
                                      size_t len,
                                      char *err,
@@ -1211,6 +1263,19 @@ static struct policy *policy_create (struct host *h,
         snprintf (err, errlen, "prelude: %s", lua_tostring (L, -1));
         goto error;
     }
+    if (old) {
+        /* jobtap.state carries over, before the script looks at it */
+        lua_State *from = old->L;
+        lua_getfield (from, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        lua_getfield (from, -1, "jobtap");
+        lua_getfield (from, -1, "state");
+        lua_getfield (L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        lua_getfield (L, -1, "jobtap");
+        copy_value (from, -1, L);
+        lua_setfield (L, -2, "state");
+        lua_pop (L, 2);
+        lua_pop (from, 3);
+    }
     snprintf (chunkname, sizeof (chunkname), "@%s", h->name);
     pol->instructions = 0;
     if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK
@@ -1258,20 +1323,6 @@ static int policy_swap (struct host *h, struct policy *pol)
     if (old) {
         lua_State *from = old->L;
         lua_State *to = pol->L;
-        old->instructions = LONG_MIN / 2; /* copying is not the script's */
-        pol->instructions = LONG_MIN / 2;
-        /* jobtap.state */
-        lua_getglobal (from, "package");
-        lua_getfield (from, -1, "loaded");
-        lua_getfield (from, -1, "jobtap");
-        lua_getfield (from, -1, "state");
-        lua_getglobal (to, "package");
-        lua_getfield (to, -1, "loaded");
-        lua_getfield (to, -1, "jobtap");
-        copy_value (from, -1, to);
-        lua_setfield (to, -2, "state");
-        lua_settop (to, 0);
-        lua_settop (from, 0);
         for (struct jobdata *jd = h->jobdata; jd; jd = jd->next) {
             lua_rawgeti (from, LUA_REGISTRYINDEX, jd->ref);
             copy_value (from, -1, to);
@@ -1279,7 +1330,6 @@ static int policy_swap (struct host *h, struct policy *pol)
             luaL_unref (from, LUA_REGISTRYINDEX, jd->ref);
             jd->ref = luaL_ref (to, LUA_REGISTRYINDEX);
         }
-        pol->instructions = 0;
     }
     /* handlers: drop the old topics, add the new state's */
     size_t i;
@@ -1324,7 +1374,8 @@ static int conf_update_cb (flux_plugin_t *p,
         free (source);
     else {
         char err[1024];
-        struct policy *pol = policy_create (h, source, len, err, sizeof (err));
+        struct policy *pol = policy_create (h, h->cur, source, len, err,
+                                            sizeof (err));
         if (!pol)
             hlog (h, LOG_ERR, "reload failed, keeping the loaded version: %s",
                   err);
@@ -1461,7 +1512,7 @@ int flux_plugin_init (flux_plugin_t *p)
     }
     if (flux_plugin_add_handler (p, "conf.update", conf_update_cb, h) < 0)
         return -1;
-    if (!(pol = policy_create (h, source, len, err, sizeof (err)))) {
+    if (!(pol = policy_create (h, NULL, source, len, err, sizeof (err)))) {
         hlog (h, LOG_ERR, "load failed: %s", err);
         set_load_error (p, "%s: %s", script, err);
         return -1;
