@@ -128,11 +128,21 @@ static void count_hook (lua_State *L, lua_Debug *ar)
     struct policy *pol;
     (void)ar;
     lua_getallocf (L, (void **)&pol);
-    pol->instructions += HOOK_COUNT;
-    /* Stays over budget until the call ends, so pcall cannot escape it. */
-    if (pol->instructions > pol->instruction_limit)
-        luaL_error (L, "instruction limit of %ld exceeded",
-                    pol->instruction_limit);
+    pol->instructions += lua_gethookcount (L);
+    if (pol->instructions > pol->instruction_limit) {
+        /* From now on fail at every instruction, so that a pcall in the
+         * script cannot catch the error and carry on. */
+        lua_sethook (L, count_hook, LUA_MASKCOUNT, 1);
+        luaL_error (L, "instruction limit of %I exceeded",
+                    (lua_Integer)pol->instruction_limit);
+    }
+}
+
+/* A new budget for an outermost call. */
+static void budget_reset (struct policy *pol)
+{
+    pol->instructions = 0;
+    lua_sethook (pol->L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
 }
 
 static struct policy *policy_of (lua_State *L)
@@ -1029,7 +1039,7 @@ static int call_handler (struct host *h,
 
     /* one budget per outermost call: nested calls must not reset it */
     if (pol->depth++ == 0)
-        pol->instructions = 0;
+        budget_reset (pol);
     lua_pushcfunction (L, protected_call);
     lua_pushlightuserdata (L, &c);
     if (lua_pcall (L, 1, 0, 0) != LUA_OK) {
@@ -1256,7 +1266,7 @@ static struct policy *policy_create (struct host *h,
     lua_setglobal (L, "print");
 
     lua_pushcfunction (L, traceback);
-    pol->instructions = 0;
+    budget_reset (pol);
     if (luaL_loadbufferx (L, prelude_lua, strlen (prelude_lua), "=prelude",
                           "t") != LUA_OK
         || lua_pcall (L, 0, 0, -2) != LUA_OK) {
@@ -1277,7 +1287,7 @@ static struct policy *policy_create (struct host *h,
         lua_pop (from, 3);
     }
     snprintf (chunkname, sizeof (chunkname), "@%s", h->name);
-    pol->instructions = 0;
+    budget_reset (pol);
     if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK
         || lua_pcall (L, 0, 0, -2) != LUA_OK) {
         snprintf (err, errlen, "%s", lua_tostring (L, -1));

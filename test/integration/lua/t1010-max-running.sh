@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# max-running.lua on a real cluster: a user's jobs beyond the limit wait
+# with the reason "jobtap: max-running-jobs" and start one by one as the
+# running ones end (seen at the adapter's 1 s sweep).
+. "$(dirname "$0")/../../lib/tap.sh"
+. "$(dirname "$0")/../../lib/cluster.sh"
+
+ex=$(cd "$(dirname "$0")/../../../conf/examples" && pwd)
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [
+  { load = "$ex/max-running.lua", conf = { max-running = 1 } },
+]
+[slurm-jobtap]
+reprioritize-period = 1
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+
+state() { squeue -h -j "$1" -t all -o '%T'; }
+reason() { squeue -h -j "$1" -o '%r'; }
+a=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J a --wrap 'sleep 4')
+b=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J b --wrap 'sleep 4')
+c=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J c --wrap 'sleep 1')
+cluster_wait_for 15 sh -c "squeue -h -j $a -o %T | grep -q RUNNING"
+cluster_wait_for 10 sh -c "squeue -h -j $c -o %r | grep -q jobtap"
+is "$(state "$a")" RUNNING "the first job runs"
+is "$(state "$b") $(reason "$b")" "PENDING jobtap: max-running-jobs" \
+	"the second waits for max-running-jobs (one CPU would be free)"
+is "$(state "$c") $(reason "$c")" "PENDING jobtap: max-running-jobs" "so does the third"
+like "$(cluster_log)" "lua: max-running.lua: job $b of user 0 waits: 1 jobs running" \
+	"the policy logs why"
+
+cluster_wait_for 30 sh -c "squeue -h -j $b -o %T | grep -q RUNNING"
+is "$(state "$b")" RUNNING "when the first ends, the second runs"
+is "$(state "$a")" COMPLETED "the first completed"
+is "$(state "$c") $(reason "$c")" "PENDING jobtap: max-running-jobs" "the third still waits"
+cluster_wait_for 30 sh -c "squeue -h -j $c -t all -o %T | grep -q COMPLETED"
+is "$(state "$c")" COMPLETED "and runs after the second"
+is "$(state "$b")" COMPLETED "all three completed"
+
+# A waiting job that is canceled frees its place in the queue.
+d=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J d --wrap 'sleep 4')
+e=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J e --wrap 'sleep 1')
+f=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J f --wrap 'sleep 1')
+cluster_wait_for 10 sh -c "squeue -h -j $f -o %r | grep -q jobtap"
+scancel "$e"
+cluster_wait_for 30 sh -c "squeue -h -j $f -t all -o %T | grep -q COMPLETED"
+is "$(state "$f")" COMPLETED "after a waiting job is canceled the next one still runs"
+is "$(state "$e")" CANCELLED "the canceled one never ran"
+
+cluster_finish
+done_testing
