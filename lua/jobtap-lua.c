@@ -483,8 +483,10 @@ static int raise_op (lua_State *L, flux_jobid_t id, int idx)
 
 static int job_raise (lua_State *L)
 {
-    check_job (L, 1);
-    return raise_op (L, FLUX_JOBTAP_CURRENT_JOB, 2);
+    struct jobref *j = check_job (L, 1);
+    if (raise_op (L, job_id (j), 2) == 2)
+        return luaL_error (L, "raise: %s", lua_tostring (L, -1));
+    return 1;
 }
 
 static int l_raise (lua_State *L)
@@ -517,8 +519,10 @@ static int post_op (lua_State *L, flux_jobid_t id, int idx)
 
 static int job_post_event (lua_State *L)
 {
-    check_job (L, 1);
-    return post_op (L, FLUX_JOBTAP_CURRENT_JOB, 2);
+    struct jobref *j = check_job (L, 1);
+    if (post_op (L, job_id (j), 2) == 2)
+        return luaL_error (L, "post_event: %s", lua_tostring (L, -1));
+    return 1;
 }
 
 static int l_post_event (lua_State *L)
