@@ -97,15 +97,31 @@ static void op_cancel (uint64_t id, const char *type, const char *note,
          note && *note ? ": " : "", note ? note : "");
 }
 
+static int cmp_str (const void *a, const void *b)
+{
+    return strcmp (*(const char *const *)a, *(const char *const *)b);
+}
+
+/* In key order, so the output is stable. */
 static void print_updates (uint64_t id, json_t *updates)
 {
+    size_t n = json_object_size (updates), i = 0;
+    const char **keys = calloc (n + 1, sizeof (*keys));
     const char *k;
     json_t *v;
-    json_object_foreach (updates, k, v) {
-        char *s = json_dumps (v, JSON_ENCODE_ANY | JSON_COMPACT);
-        out ("job %ju: update %s = %s", (uintmax_t)id, k, s ? s : "?");
+
+    if (!keys)
+        return;
+    json_object_foreach (updates, k, v)
+        keys[i++] = k;
+    qsort (keys, n, sizeof (*keys), cmp_str);
+    for (i = 0; i < n; i++) {
+        char *s = json_dumps (json_object_get (updates, keys[i]),
+                              JSON_ENCODE_ANY | JSON_COMPACT);
+        out ("job %ju: update %s = %s", (uintmax_t)id, keys[i], s ? s : "?");
         free (s);
     }
+    free (keys);
 }
 
 static void op_jobspec_update (uint64_t id, json_t *updates, void *arg)
