@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
@@ -459,15 +460,62 @@ static void bind_job (job_record_t *job)
     }
 }
 
-static int bind_unknown (void *x, void *arg)
+struct job_vec {
+    job_record_t **jobs;
+    size_t n, size;
+};
+
+static int collect_unknown (void *x, void *arg)
 {
     job_record_t *job = x;
-    int *found = arg;
-    if (!known (job->job_id)) {
-        bind_job (job);
-        (*found)++;
+    struct job_vec *v = arg;
+    if (IS_JOB_FINISHED (job) || known (job->job_id))
+        return 0;
+    if (v->n == v->size) {
+        size_t size = v->size ? v->size * 2 : 256;
+        job_record_t **jobs = realloc (v->jobs, size * sizeof (*jobs));
+        if (!jobs)
+            return -1;
+        v->jobs = jobs;
+        v->size = size;
     }
+    v->jobs[v->n++] = job;
     return 0;
+}
+
+/* Where a recovered job stands in the jobtap lifecycle, by what Slurm
+ * kept: a jobtap hold is DEPEND or PRIORITY, other pending jobs SCHED. */
+static int replay_rank (const job_record_t *job)
+{
+    if (IS_JOB_PENDING (job) && held_by_shim (job))
+        return strstr (job->state_desc, "priority") ? JOBTAP_STATE_PRIORITY
+                                                    : JOBTAP_STATE_DEPEND;
+    if (IS_JOB_PENDING (job))
+        return JOBTAP_STATE_SCHED;
+    return JOBTAP_STATE_RUN;
+}
+
+static int by_state_then_id (const void *a, const void *b)
+{
+    const job_record_t *x = *(job_record_t *const *)a;
+    const job_record_t *y = *(job_record_t *const *)b;
+    int rx = replay_rank (x), ry = replay_rank (y);
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/* All jobs the runtime does not know (at start-up: everything slurmctld
+ * recovered), replayed by state then id, the "state" load sort order. */
+static int bind_all_unknown (void)
+{
+    struct job_vec v = {0};
+    list_for_each (job_list, collect_unknown, &v);
+    qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
+    for (size_t i = 0; i < v.n; i++)
+        bind_job (v.jobs[i]);
+    free (v.jobs);
+    return (int)v.n;
 }
 
 /* Jobs created since the last pass. Job ids come from one sequence, so
@@ -485,7 +533,7 @@ static int discover_jobs (void)
         return 0;
     if (ad.scan_next == 0 || next < ad.scan_next ||
         next - ad.scan_next > 100000) {
-        list_for_each (job_list, bind_unknown, &found);
+        found = bind_all_unknown ();
     } else {
         for (uint32_t id = ad.scan_next; id < next; id++) {
             job_record_t *job = find_job_record (id);

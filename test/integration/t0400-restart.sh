@@ -34,6 +34,9 @@ for id in "$blocker" "$waiter" "$p300" "$held"; do
 		"job $id is replayed: job.create, then job.new"
 	is "$(after | grep -c "slurm-policy: job.new id=$id ")" 1 "job.new once for job $id"
 done
+order=$(after | sed -n 's/.*slurm-policy: job.new id=\([0-9]*\) .*/\1/p' | tr '\n' ' ')
+is "$order" "$waiter $p300 $held $blocker " \
+	"replay order is by state (jobtap-held, pending, running), then id"
 is "$(squeue -h -j "$waiter" -o '%T %r')" "PENDING jobtap: wait for release-r" "the jobtap hold is still in force"
 is "$(squeue -h -j "$held" -o '%T %r')" "PENDING JobHeldUser" "the user hold is still the user's"
 is "$(squeue -h -j "$blocker" -o %T)" RUNNING "the running job kept running"
