@@ -633,7 +633,9 @@ static void *agent_main (void *arg)
         pthread_mutex_lock (&ad.lock);
         int period = ad.reprioritize_period;
         pthread_mutex_unlock (&ad.lock);
-        bool periodic = period > 0 && now - last_sweep >= period;
+        /* The lifecycle sweep runs even with reprioritizing turned off,
+         * or the runtime would never forget finished jobs. */
+        bool periodic = now - last_sweep >= (period > 0 ? period : 30);
 
         lock_slurmctld (locks);
         have_job_write = true;
@@ -644,7 +646,7 @@ static void *agent_main (void *arg)
             sweep_jobs ();
             last_sweep = now;
         }
-        if (periodic || reprioritize)
+        if ((periodic && period > 0) || reprioritize)
             jobtap_host_reprioritize_all ();
         have_job_write = false;
         unlock_slurmctld (locks);
