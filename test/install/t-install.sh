@@ -27,8 +27,10 @@ for h in core.h jobtap.h; do
 done
 test -f "$dest$JOBTAP_LIBDIR/pkgconfig/slurm-jobtap.pc"
 ok $? "slurm-jobtap.pc is installed"
-test -f "$dest$JOBTAP_DATADIR/examples/demo/jobtap.conf"
-ok $? "examples are installed in $JOBTAP_DATADIR/examples"
+for f in jobtap.conf slurm.conf.fragment examples/limits.lua; do
+	test -f "$dest$JOBTAP_DATADIR/conf/$f"
+	ok $? "conf/$f is installed in $JOBTAP_DATADIR/conf"
+done
 
 # A jobtap plugin as a Flux site has it: only <flux/core.h> and <flux/jobtap.h>.
 cat >"$dest/plugin.c" <<'C'
