@@ -451,44 +451,14 @@ int jobspec_urgency_from_record (const job_record_t *job)
                : URGENCY_DEFAULT;
 }
 
-json_t *jobspec_updates_from_desc (const job_desc_msg_t *d)
-{
-    json_t *u = json_object ();
-
-    if (d->time_limit != NO_VAL)
-        json_object_set_new (u, "attributes.system.duration",
-                             json_real (d->time_limit == INFINITE
-                                            ? 0.
-                                            : d->time_limit * 60.));
-    if (d->partition)
-        json_object_set_new (u, "attributes.system.queue",
-                             json_string (d->partition));
-    if (d->account)
-        json_object_set_new (u, "attributes.system.bank",
-                             lowercase_string (d->account));
-    if (d->wckey)
-        json_object_set_new (u, "attributes.system.project",
-                             lowercase_string (d->wckey));
-    if (d->name)
-        json_object_set_new (u, "attributes.system.job.name",
-                             json_string (d->name));
-    if (d->work_dir)
-        json_object_set_new (u, "attributes.system.cwd",
-                             json_string (d->work_dir));
-    if (d->comment)
-        json_object_set_new (u, "attributes.system.slurm.comment",
-                             json_string (d->comment));
-    if (d->features)
-        json_object_set_new (u, "attributes.system.slurm.features",
-                             json_string (d->features));
-    if (d->dependency)
-        json_object_set_new (u, "attributes.system.slurm.dependency",
-                             json_string (d->dependency));
-    return u;
-}
-
-/* One settable job_desc field per jobspec key. */
-enum field_kind { F_DURATION, F_STRING, F_CONSTRAINTS };
+/* The job_desc field behind each jobspec key, both ways: a job_modify
+ * request becomes these keys, and updates to them are applied back. */
+enum field_kind {
+    F_DURATION,    /* time_limit */
+    F_STRING,      /* a char * field */
+    F_LOWER,       /* a char * field slurmctld lowercases */
+    F_CONSTRAINTS, /* features, from RFC 31 {properties}: apply only */
+};
 struct update_map {
     const char *key;
     enum field_kind kind;
@@ -499,8 +469,8 @@ static const struct update_map update_map[] = {
     {"attributes.system.duration", F_DURATION, 0},
     {"attributes.system.queue", F_STRING,
      offsetof (job_desc_msg_t, partition)},
-    {"attributes.system.bank", F_STRING, offsetof (job_desc_msg_t, account)},
-    {"attributes.system.project", F_STRING, offsetof (job_desc_msg_t, wckey)},
+    {"attributes.system.bank", F_LOWER, offsetof (job_desc_msg_t, account)},
+    {"attributes.system.project", F_LOWER, offsetof (job_desc_msg_t, wckey)},
     {"attributes.system.job.name", F_STRING, offsetof (job_desc_msg_t, name)},
     {"attributes.system.cwd", F_STRING, offsetof (job_desc_msg_t, work_dir)},
     {"attributes.system.constraints", F_CONSTRAINTS,
@@ -509,14 +479,41 @@ static const struct update_map update_map[] = {
      offsetof (job_desc_msg_t, comment)},
     {"attributes.system.slurm.features", F_STRING,
      offsetof (job_desc_msg_t, features)},
+    {"attributes.system.slurm.dependency", F_STRING,
+     offsetof (job_desc_msg_t, dependency)},
     {"attributes.system.slurm.qos", F_STRING, offsetof (job_desc_msg_t, qos)},
     {"attributes.system.slurm.reservation", F_STRING,
      offsetof (job_desc_msg_t, reservation)},
 };
+#define UPDATE_MAP_SIZE (sizeof (update_map) / sizeof (update_map[0]))
+
+json_t *jobspec_updates_from_desc (const job_desc_msg_t *d)
+{
+    json_t *u = json_object ();
+
+    for (size_t i = 0; i < UPDATE_MAP_SIZE; i++) {
+        const struct update_map *m = &update_map[i];
+        if (m->kind == F_DURATION) {
+            if (d->time_limit != NO_VAL)
+                json_object_set_new (u, m->key,
+                                     json_real (d->time_limit == INFINITE
+                                                    ? 0.
+                                                    : d->time_limit * 60.));
+        } else if (m->kind != F_CONSTRAINTS) {
+            const char *v = *(char *const *)((const char *)d + m->offset);
+            if (v)
+                json_object_set_new (u, m->key,
+                                     m->kind == F_LOWER
+                                         ? lowercase_string (v)
+                                         : json_string (v));
+        }
+    }
+    return u;
+}
 
 static const struct update_map *lookup_update (const char *key)
 {
-    for (size_t i = 0; i < sizeof (update_map) / sizeof (update_map[0]); i++)
+    for (size_t i = 0; i < UPDATE_MAP_SIZE; i++)
         if (!strcmp (update_map[i].key, key))
             return &update_map[i];
     return NULL;
