@@ -40,6 +40,8 @@ id=$(sbatch --parsable -o /dev/null -J rename-me -t 10 --wrap true)
 like "$(show "$id")" 'JobName=renamed ' "job.name update renames the job"
 id=$(sbatch --parsable -o /dev/null -J to-batch -t 10 --wrap true)
 like "$(show "$id")" 'Partition=batch ' "queue update moves the job to partition batch"
+id=$(sbatch --parsable -o /dev/null -J bank-special -t 10 --wrap true)
+like "$(show "$id")" 'Account=special ' "bank update sets the account"
 out=$(sbatch -o /dev/null -J bad-update -t 10 --wrap true 2>&1)
 ok $((!$?)) "a job whose update has no Slurm field is rejected"
 like "$out" '^sbatch: error: jobtap: jobspec update of attributes.system.frobnicate has no Slurm equivalent$' \
@@ -67,6 +69,10 @@ for id in "${ids[@]}"; do
 		"job.new ran once for job $id with its id, userid 0 and urgency 16"
 done
 is "$(cluster_log | grep -c "job.new id=$held userid=0 urgency=0 name=held")" 1 "a job held with -H has urgency 0"
+for i in 1 2 3; do
+	like "$(cluster_log | grep "job.new id=${ids[i - 1]} ")" "name=n$i aux=n$i\$" \
+		"job aux stored in job.validate reaches job ${ids[i - 1]}'s job.new"
+done
 cluster_wait_for 10 sh -c "squeue -h -j ${ids[2]} -t CD -o %T | grep -q COMPLETED"
 is "$(squeue -h -j "${ids[2]}" -t all -o %T)" COMPLETED "accepted jobs run to completion"
 is "$(squeue -h -j "$held" -o '%T %r')" "PENDING JobHeldUser" "the -H job stays held by its user"

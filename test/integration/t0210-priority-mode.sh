@@ -9,7 +9,7 @@ plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
 start() {
 	local conf
 	conf=$(mktemp)
-	printf '[job-manager]\nplugins = [ { load = "%s" } ]\n%s\n' "$plugin" "$1" >"$conf"
+	printf '[job-manager]\nplugins = [ { load = "%s", conf = { %s } } ]\n%s\n' "$plugin" "${2:-}" "$1" >"$conf"
 	cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 	rm -f "$conf"
 	blocker=$(sbatch --parsable --exclusive -J blocker -o /dev/null -t 10 --wrap 'sleep 300')
@@ -28,6 +28,20 @@ is "$(sprio -h -j "$max" -o %S | tr -d ' ')" 2147483647 \
 	"priority 4294967295 is clamped to the largest site factor (NICE_OFFSET + 2147483647)"
 is "$(squeue -h -j "$zero" -o '%T %Q')" "PENDING 1" \
 	"priority 0 is the smallest site factor: the job stays eligible at Slurm's floor of 1"
+cluster_stop
+
+# A plugin's flux_jobtap_reprioritize_all takes effect at once (the
+# periodic pass is an hour away here).
+prio_file=$(mktemp)
+start "[slurm-jobtap]
+reprioritize-period = 3600" "priority-file = \"$prio_file\""
+plain=$(submit plain)
+cluster_wait_for 10 sh -c "sprio -h -j $plain -o %S | grep -q 16"
+echo 555 >"$prio_file"
+submit reprioritize-all >/dev/null
+cluster_wait_for 10 sh -c "sprio -h -j $plain -o %S | grep -q 555"
+is "$(sprio -h -j "$plain" -o %S | tr -d ' ')" 555 "flux_jobtap_reprioritize_all from a plugin updates sprio"
+rm -f "$prio_file"
 cluster_stop
 
 # Authoritative: Slurm priority == jobtap priority.

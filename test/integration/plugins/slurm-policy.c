@@ -1,13 +1,17 @@
 /* A jobtap plugin for the integration tests, steered by job names so the
  * tests drive it with plain sbatch:
  *
- *   job.validate   a job with no time limit gets conf.default-duration;
+ *   job.validate   stores the job name as job aux "validated-name";
+ *                  a job with no time limit gets conf.default-duration;
  *                  durations over conf.max-duration (seconds) are rejected
  *                  with "duration Xs exceeds the limit of Ys"; "rename-me" is
  *                  renamed "renamed"; "to-<queue>" moves to <queue>;
- *                  "bad-update" asks for an update Slurm has no field for
+ *                  "bad-update" asks for an update Slurm has no field for;
+ *                  "bank-<x>" moves to bank <x>
  *   job.create     logs "job.create id=N name=NAME"
- *   job.new        logs "job.new id=N userid=U urgency=U"
+ *   job.new        logs "job.new id=N userid=U urgency=U name=N aux=A" (A:
+ *                  the validated-name aux, or "(none)"); "reprioritize-all"
+ *                  calls flux_jobtap_reprioritize_all"
  *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>"
  *   job.new of "release-<x>" removes that dependency from every waiting job
  *   job.state.priority / job.priority.get
@@ -23,6 +27,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double max_duration = 0.;
@@ -69,6 +74,15 @@ static int validate (flux_plugin_t *p, const char *topic,
     if (!strncmp (name, "to-", 3))
         flux_jobtap_jobspec_update_pack (p, "{s:s}",
                                          "attributes.system.queue", name + 3);
+    if (!strncmp (name, "bank-", 5))
+        flux_jobtap_jobspec_update_pack (p, "{s:s}", "attributes.system.bank",
+                                         name + 5);
+    char *copy = strdup (name);
+    if (!copy || flux_jobtap_job_aux_set (p, FLUX_JOBTAP_CURRENT_JOB,
+                                          "validated-name", copy, free) < 0) {
+        free (copy);
+        return flux_jobtap_reject_job (p, args, "cannot store job aux");
+    }
     if (!strcmp (name, "bad-update"))
         flux_jobtap_jobspec_update_pack (p, "{s:s}",
                                          "attributes.system.frobnicate",
@@ -125,9 +139,16 @@ static int new_job (flux_plugin_t *p, const char *topic,
                                 "id", &id, "userid", &userid, "urgency",
                                 &urgency) < 0)
         return -1;
+    const char *aux = flux_jobtap_job_aux_get (p, FLUX_JOBTAP_CURRENT_JOB,
+                                               "validated-name");
     flux_log (flux_jobtap_get_flux (p), LOG_INFO,
-              "slurm-policy: job.new id=%ju userid=%u urgency=%d name=%s",
-              (uintmax_t)id, userid, urgency, name);
+              "slurm-policy: job.new id=%ju userid=%u urgency=%d name=%s "
+              "aux=%s",
+              (uintmax_t)id, userid, urgency, name, aux ? aux : "(none)");
+    if (!strcmp (name, "reprioritize-all") &&
+        flux_jobtap_reprioritize_all (p) < 0)
+        flux_log_error (flux_jobtap_get_flux (p),
+                        "slurm-policy: reprioritize_all");
     if (!strncmp (name, "release-", 8)) {
         for (int i = 0; i < MAX_WAITERS; i++)
             if (waiters[i].id && !strcmp (waiters[i].key, name + 8)) {
