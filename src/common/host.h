@@ -201,6 +201,19 @@ int jobtap_host_job_new (uint64_t token,
                          json_t *jobspec,
                          jobtap_host_error_t *err);
 
+/* After a scheduler restart: the jobs it recovered, none known to the
+ * runtime. 'jobs' is an array of {"id":I, "userid":I, "urgency":i,
+ * "t_submit":f, "jobspec":o, "state"?:i}, state being where the scheduler
+ * says the job stands (JOBTAP_STATE_DEPEND, _PRIORITY, _SCHED or _RUN;
+ * default SCHED). Dependency schemes are checked first (a missing one is a
+ * nonfatal "dependency" exception). Then each plugin in load order gets
+ * job.create and job.new for every job in its own load sort order (by
+ * 'state', then id, for "state" and "-state"), and finally each job goes
+ * through DEPEND, PRIORITY and SCHED with the whole stack, calling
+ * hold/release/set_priority. Entries that are invalid or already known are
+ * logged and skipped. Returns the number of jobs restored, or -1. */
+int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err);
+
 /* The job's jobtap priority: 0..4294967295, JOBTAP_PRIORITY_UNSET (-1)
  * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin
  * withholds it.  Returns 0, or -1 with ENOENT for an unknown job. */

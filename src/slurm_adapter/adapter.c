@@ -388,10 +388,44 @@ static bool known (uint32_t id)
     return jobtap_host_job_priority (id, &p) == 0;
 }
 
-/* job.new for a job the runtime has not seen, then make the Slurm job
- * agree with the runtime's decision: held (jobtap's reason) while in
- * DEPEND or PRIORITY, else released, or held by its user at urgency 0.
- * After a restart this also lifts holds the plugins no longer want. */
+static void log_record_jobspec (job_record_t *job, json_t *spec)
+{
+    char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
+    info ("jobtap: %pJ jobspec from record %s", job, s ? s : "?");
+    free (s);
+}
+
+/* After job.new: make the Slurm job agree with the runtime's decision:
+ * held (jobtap's reason) while in DEPEND or PRIORITY, else released, or
+ * held by its user at urgency 0. After a restart this also lifts holds the
+ * plugins no longer want. */
+static void settle_job (job_record_t *job, bool creation_hold, int urgency)
+{
+    if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
+        jobtap_host_job_run (job->job_id, NULL);
+        return;
+    }
+    if (!IS_JOB_PENDING (job))
+        return;
+    json_t *info = jobtap_host_job_info (job->job_id);
+    int state = 0;
+    if (info)
+        (void)json_unpack (info, "{s:i}", "state", &state);
+    json_decref (info);
+    if (state == JOBTAP_STATE_SCHED) {
+        if (urgency == 0) {
+            if (job->state_reason != WAIT_HELD_USER || held_by_shim (job))
+                user_hold_job (job);
+        } else if (creation_hold || held_by_shim (job))
+            release_job (job);
+    } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
+        if (!held_by_shim (job)) /* the runtime's hold normally did this */
+            hold_job (job, HOLD_PREFIX "waiting for a jobtap decision");
+    }
+}
+
+/* job.new for a job the runtime has not seen (binding the provisional job
+ * of its submission when there is one), then settle it. */
 static void bind_job (job_record_t *job)
 {
     uint64_t token = 0;
@@ -414,11 +448,8 @@ static void bind_job (job_record_t *job)
         urgency = mark_urgency;
     if (log_jobspec () || token == 0)
         spec = jobspec_from_record (job);
-    if (spec && log_jobspec ()) {
-        char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
-        info ("jobtap: %pJ jobspec from record %s", job, s ? s : "?");
-        free (s);
-    }
+    if (spec && log_jobspec ())
+        log_record_jobspec (job, spec);
     rc = jobtap_host_job_new (token, job->job_id, job->user_id, urgency,
                               t_submit, token ? NULL : spec, &err);
     if (rc < 0 && token != 0 && errno == ENOENT) {
@@ -437,27 +468,7 @@ static void bind_job (job_record_t *job)
             release_job (job);
         return;
     }
-    if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
-        jobtap_host_job_run (job->job_id, NULL);
-        return;
-    }
-    if (!IS_JOB_PENDING (job))
-        return;
-    json_t *info = jobtap_host_job_info (job->job_id);
-    int state = 0;
-    if (info)
-        (void)json_unpack (info, "{s:i}", "state", &state);
-    json_decref (info);
-    if (state == JOBTAP_STATE_SCHED) {
-        if (urgency == 0) {
-            if (job->state_reason != WAIT_HELD_USER || held_by_shim (job))
-                user_hold_job (job);
-        } else if (creation_hold || held_by_shim (job))
-            release_job (job);
-    } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
-        if (!held_by_shim (job)) /* the runtime's hold normally did this */
-            hold_job (job, HOLD_PREFIX "waiting for a jobtap decision");
-    }
+    settle_job (job, creation_hold, urgency);
 }
 
 struct job_vec {
@@ -505,15 +516,55 @@ static int by_state_then_id (const void *a, const void *b)
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
-/* All jobs the runtime does not know (at start-up: everything slurmctld
- * recovered), replayed by state then id, the "state" load sort order. */
+/* All jobs the runtime does not know: at start-up, everything slurmctld
+ * recovered. Jobs from this process's own submissions bind to their
+ * provisional jobs; the rest are restored in one batch, so each plugin
+ * gets them in its own load sort order. */
 static int bind_all_unknown (void)
 {
     struct job_vec v = {0};
+    json_t *batch = json_array ();
+    jobtap_host_error_t err = {{0}};
+    size_t restored = 0;
+
     list_for_each (job_list, collect_unknown, &v);
     qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
-    for (size_t i = 0; i < v.n; i++)
-        bind_job (v.jobs[i]);
+    for (size_t i = 0; i < v.n; i++) {
+        job_record_t *job = v.jobs[i];
+        uint64_t token = 0;
+        int urgency;
+        uint32_t op_priority;
+        if (submit_mark (job, &token, &urgency, &op_priority) && token) {
+            bind_job (job);
+            v.jobs[i] = NULL;
+            continue;
+        }
+        json_t *spec = jobspec_from_record (job);
+        if (log_jobspec ())
+            log_record_jobspec (job, spec);
+        json_array_append_new (
+            batch,
+            json_pack ("{s:I s:I s:i s:f s:o s:i}", "id",
+                       (json_int_t)job->job_id, "userid",
+                       (json_int_t)job->user_id, "urgency",
+                       jobspec_urgency_from_record (job), "t_submit",
+                       job->details ? (double)job->details->submit_time
+                                    : (double)time (NULL),
+                       "jobspec", spec, "state", replay_rank (job)));
+        restored++;
+    }
+    if (restored > 0) {
+        if (jobtap_host_jobs_restore (batch, &err) < 0)
+            error ("jobtap: restoring %zu jobs failed: %s", restored,
+                   err.text);
+        else
+            info ("jobtap: restored %zu jobs", restored);
+        for (size_t i = 0; i < v.n; i++)
+            if (v.jobs[i])
+                settle_job (v.jobs[i], false,
+                            jobspec_urgency_from_record (v.jobs[i]));
+    }
+    json_decref (batch);
     free (v.jobs);
     return (int)v.n;
 }

@@ -1,0 +1,125 @@
+/* Host calls added for the Slurm adapter: jobs_restore (replay after a
+ * scheduler restart, each plugin in its own load sort order) and
+ * job_update_ex (keys no plugin handles follow the scheduler's rules). */
+#include <errno.h>
+#include <string.h>
+
+#include "tap.h"
+#include "util.h"
+
+static jobtap_host_error_t err;
+
+static void load_plugins (const char *sort)
+{
+    char text[2048];
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\" },"
+              " { load = \"%s\", conf = { sort = \"%s\" } } ]\n",
+              plugin_path ("policy.so"), plugin_path ("order.so"), sort);
+    ok (jobtap_host_init (&test_ops, NULL) == 0
+            && jobtap_host_load_config (write_config ("restore.conf", text),
+                                        &err) == 0,
+        "load policy.so and order.so (sort=%s)", sort);
+}
+
+static json_t *restored (int id, int state)
+{
+    return json_pack ("{s:i s:i s:i s:f s:o s:i}", "id", id, "userid", 1,
+                      "urgency", 16, "t_submit", 1.0, "jobspec",
+                      jobspec_make (NULL), "state", state);
+}
+
+/* The "order: <id>" lines order.so logged, joined with spaces. */
+static void order_seen (char *buf, size_t len)
+{
+    size_t i;
+    json_t *v;
+    buf[0] = '\0';
+    json_array_foreach (test_log, i, v) {
+        const char *s = json_string_value (v);
+        unsigned long id;
+        if (sscanf (s, "order: %lu", &id) == 1)
+            snprintf (buf + strlen (buf), len - strlen (buf), "%s%lu",
+                      buf[0] ? " " : "", id);
+    }
+}
+
+static void test_restore (void)
+{
+    const char *modes[] = { "state", "-state", "none" };
+    const char *want[] = { "2 1 4 3", "3 1 4 2", "1 2 3 4" };
+    char got[256];
+
+    for (int m = 0; m < 3; m++) {
+        load_plugins (modes[m]);
+        test_reset ();
+        json_t *jobs = json_pack ("[o o o o]",
+                                  restored (1, JOBTAP_STATE_SCHED),
+                                  restored (2, JOBTAP_STATE_DEPEND),
+                                  restored (3, JOBTAP_STATE_RUN),
+                                  restored (4, JOBTAP_STATE_SCHED));
+        isint (jobtap_host_jobs_restore (jobs, &err), 4,
+                "sort=%s: 4 jobs restored", modes[m]);
+        order_seen (got, sizeof (got));
+        is (got, want[m], "sort=%s: order.so got job.new in its order",
+            modes[m]);
+        int64_t prio = -5;
+        ok (jobtap_host_job_priority (4, &prio) == 0 && prio == 16,
+            "sort=%s: restored jobs reach SCHED with priority 16", modes[m]);
+        test_reset ();
+        isint (jobtap_host_jobs_restore (jobs, &err), 0,
+                "sort=%s: restoring known jobs restores nothing", modes[m]);
+        ok (log_count ("restore: skipping invalid or known job entry") == 4,
+            "sort=%s: ... and logs each skipped entry", modes[m]);
+        json_decref (jobs);
+        jobtap_host_fini ();
+    }
+    ok (jobtap_host_jobs_restore (NULL, &err) < 0 && errno == EINVAL,
+        "restore of a non-array: EINVAL");
+}
+
+static void test_update_ex (void)
+{
+    uint64_t token;
+    json_t *u, *final = NULL;
+
+    load_plugins ("none");
+    json_t *js = jobspec_make (NULL);
+    jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+    jobtap_host_job_new (token, 7, 1, 16, 1.0, NULL, &err);
+    json_decref (js);
+
+    u = json_pack ("{s:s}", "attributes.system.comment", "hi");
+    ok (jobtap_host_job_update (7, u, 1, JOBTAP_ROLE_USER, NULL, &err) < 0,
+        "job_update: a key no plugin handles is refused (Flux)");
+    is (err.text, "update of attributes.system.comment not supported",
+        "... with Flux's message");
+    ok (jobtap_host_job_update_ex (7, u, 1, JOBTAP_ROLE_USER,
+                                   JOBTAP_UPDATE_UNHANDLED_OK, &final, &err)
+            == 0,
+        "job_update_ex UNHANDLED_OK: the same key is accepted");
+    ok (final && json_equal (final, u), "... and returned as the update");
+    json_decref (final);
+    final = NULL;
+    json_decref (u);
+
+    u = json_pack ("{s:s s:s}", "attributes.system.policy-test", "fail",
+                   "attributes.system.comment", "x");
+    ok (jobtap_host_job_update_ex (7, u, 1, JOBTAP_ROLE_USER,
+                                   JOBTAP_UPDATE_UNHANDLED_OK, &final, &err)
+            < 0,
+        "job_update_ex: a handler's refusal still refuses");
+    is (err.text, "rejecting update: fail", "... with its message");
+    json_decref (u);
+    json_decref (final);
+    jobtap_host_fini ();
+}
+
+int main (void)
+{
+    test_restore ();
+    test_update_ex ();
+    json_decref (test_log);
+    json_decref (test_actions);
+    done_testing ();
+}
