@@ -395,12 +395,34 @@ static void log_record_jobspec (job_record_t *job, json_t *spec)
     free (s);
 }
 
+/* The job ended in Slurm (or is gone: job NULL): CLEANUP with its
+ * result, then INACTIVE. */
+static void finish_job (uint64_t id, const job_record_t *job)
+{
+    int result = JOBTAP_RESULT_COMPLETED;
+    if (job && IS_JOB_CANCELLED (job))
+        result = JOBTAP_RESULT_CANCELED;
+    else if (job && IS_JOB_TIMEOUT (job))
+        result = JOBTAP_RESULT_TIMEOUT;
+    else if (job && (IS_JOB_FAILED (job) || job->exit_code))
+        result = JOBTAP_RESULT_FAILED;
+    jobtap_host_job_finish (id, result, job ? job->exit_code : 0, NULL);
+    jobtap_host_job_inactive (id);
+}
+
 /* After job.new: make the Slurm job agree with the runtime's decision:
  * held (jobtap's reason) while in DEPEND or PRIORITY, else released, or
  * held by its user at urgency 0. After a restart this also lifts holds the
  * plugins no longer want. */
 static void settle_job (job_record_t *job, bool creation_hold, int urgency)
 {
+    if (IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
+        /* Started and ended between two passes (array tasks split off
+         * and run by the scheduler): it still gets its whole lifecycle. */
+        jobtap_host_job_run (job->job_id, NULL);
+        finish_job (job->job_id, job);
+        return;
+    }
     if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
         jobtap_host_job_run (job->job_id, NULL);
         return;
@@ -438,8 +460,6 @@ static void bind_job (job_record_t *job)
     json_t *spec = NULL;
     int rc;
 
-    if (IS_JOB_FINISHED (job))
-        return;
     /* A job in this process's creation hold takes the urgency it was
      * submitted with; otherwise the record's hold state tells. */
     (void)submit_mark (job, &token, &mark_urgency, &op_priority);
@@ -611,16 +631,7 @@ static void sweep_jobs (void)
         uint64_t id = json_integer_value (v);
         job_record_t *job = find_job_record ((uint32_t)id);
         if (!job || IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
-            int result = JOBTAP_RESULT_COMPLETED;
-            if (job && IS_JOB_CANCELLED (job))
-                result = JOBTAP_RESULT_CANCELED;
-            else if (job && IS_JOB_TIMEOUT (job))
-                result = JOBTAP_RESULT_TIMEOUT;
-            else if (job && (IS_JOB_FAILED (job) || job->exit_code))
-                result = JOBTAP_RESULT_FAILED;
-            jobtap_host_job_finish (id, result, job ? job->exit_code : 0,
-                                    NULL);
-            jobtap_host_job_inactive (id);
+            finish_job (id, job);
         } else if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
             json_t *info = jobtap_host_job_info (id);
             int state = 0;

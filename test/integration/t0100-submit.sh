@@ -73,12 +73,19 @@ for i in 1 2 3; do
 	like "$(cluster_log | grep "job.new id=${ids[i - 1]} ")" "name=n$i aux=n$i\$" \
 		"job aux stored in job.validate reaches job ${ids[i - 1]}'s job.new"
 done
-cluster_wait_for 10 sh -c "squeue -h -j ${ids[2]} -t CD -o %T | grep -q COMPLETED"
+cluster_wait_for 30 sh -c "squeue -h -j ${ids[2]} -t CD -o %T | grep -q COMPLETED"
 is "$(squeue -h -j "${ids[2]}" -t all -o %T)" COMPLETED "accepted jobs run to completion"
 is "$(squeue -h -j "$held" -o '%T %r')" "PENDING JobHeldUser" "the -H job stays held by its user"
 scontrol release "$held"
-cluster_wait_for 10 sh -c "squeue -h -j $held -t CD -o %T | grep -q COMPLETED"
+cluster_wait_for 30 sh -c "squeue -h -j $held -t CD -o %T | grep -q COMPLETED"
 is "$(squeue -h -j "$held" -t all -o %T)" COMPLETED "and runs once the user releases it"
+
+# A job array: one jobtap job per Slurm job record, each with one job.new.
+arr=$(sbatch --parsable -o /dev/null -J arr -t 5 --array=1-3 --wrap true)
+cluster_wait_for 30 sh -c "test \$(squeue -h -t CD -o %i | grep -c '^${arr}_') -eq 3"
+is "$(squeue -h -t all -o '%i %T' | grep -c "^${arr}_[123] COMPLETED")" 3 "the three array tasks complete"
+is "$(cluster_log | grep -c 'job.new id=[0-9]* userid=0 urgency=16 name=arr ')" 3 \
+	"each array task's job record got one job.new"
 
 cluster_finish
 done_testing
