@@ -691,6 +691,13 @@ static void *agent_main (void *arg)
         ad.discover = ad.reprioritize = false;
         pthread_mutex_unlock (&ad.queue_lock);
 
+        /* slurmctld is going down: leave its jobs alone from now on. */
+        if (slurmctld_config.shutdown_time) {
+            for (size_t i = 0; i < n; i++)
+                free (q[i].text);
+            free (q);
+            continue;
+        }
         now = time (NULL);
         pthread_mutex_lock (&ad.lock);
         int period = ad.reprioritize_period;
