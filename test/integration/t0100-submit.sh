@@ -5,19 +5,12 @@
 # its real id.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/policy.sh"
 
-plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
-conf=$(mktemp)
-cat >"$conf" <<TOML
-[job-manager]
-plugins = [
-  { load = "$plugin", conf = { max-duration = 86400.0, default-duration = 3600.0 } },
-]
-TOML
 node=$(hostname -s)
-cluster_start --jobtap-conf "$conf" --conf "PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+start_policy_cluster 'max-duration = 86400.0, default-duration = 3600.0' '' \
+	--conf "PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 PartitionName=batch Nodes=$node MaxTime=INFINITE State=UP" || bail_out "cluster did not start"
-rm -f "$conf"
 
 # Rejections, word for word, from every submission command.
 out=$(sbatch -t 2-0 -o /dev/null --wrap true 2>&1)

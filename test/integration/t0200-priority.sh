@@ -5,20 +5,11 @@
 # reprioritize applies new answers from job.priority.get.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/policy.sh"
 
-plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
 prio_file=$(mktemp)
-conf=$(mktemp)
-cat >"$conf" <<TOML
-[job-manager]
-plugins = [
-  { load = "$plugin", conf = { priority-file = "$prio_file" } },
-]
-[slurm-jobtap]
-reprioritize-period = 1
-TOML
-cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
-rm -f "$conf"
+start_policy_cluster "priority-file = \"$prio_file\"" '[slurm-jobtap]
+reprioritize-period = 1' || bail_out "cluster did not start"
 
 # Keep the node busy so every other job stays pending.
 blocker=$(sbatch --parsable --exclusive -J blocker -o /dev/null -t 10 --wrap 'sleep 300')

@@ -4,14 +4,10 @@
 # priority-mode = "authoritative" as the Slurm priority itself, 0 holding.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/policy.sh"
 
-plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
 start() {
-	local conf
-	conf=$(mktemp)
-	printf '[job-manager]\nplugins = [ { load = "%s", conf = { %s } } ]\n%s\n' "$plugin" "${2:-}" "$1" >"$conf"
-	cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
-	rm -f "$conf"
+	start_policy_cluster "${2:-}" "$1" || bail_out "cluster did not start"
 	blocker=$(sbatch --parsable --exclusive -J blocker -o /dev/null -t 10 --wrap 'sleep 300')
 	cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
 }

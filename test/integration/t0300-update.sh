@@ -5,17 +5,10 @@
 # job.validate; job.update sees what was applied.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/policy.sh"
 
-plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
-conf=$(mktemp)
-cat >"$conf" <<TOML
-[job-manager]
-plugins = [
-  { load = "$plugin", conf = { max-duration = 86400.0, default-duration = 3600.0 } },
-]
-TOML
-cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
-rm -f "$conf"
+start_policy_cluster 'max-duration = 86400.0, default-duration = 3600.0' ||
+	bail_out "cluster did not start"
 
 blocker=$(sbatch --parsable --exclusive -J blocker -o /dev/null -t 10 --wrap 'sleep 300')
 cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"

@@ -4,12 +4,9 @@
 # are still in force, and plugins pick up where they were.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/policy.sh"
 
-plugin=$JOBTAP_BUILD_DIR/test/integration/slurm-policy.so
-conf=$(mktemp)
-printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$plugin" >"$conf"
-cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
-rm -f "$conf"
+start_policy_cluster '' || bail_out "cluster did not start"
 
 submit() { sbatch --parsable --exclusive -o /dev/null -t 5 -J "$1" "${@:2}" --wrap "${WRAP:-true}"; }
 blocker=$(WRAP='sleep 300' submit blocker)
