@@ -852,6 +852,10 @@ static int raise_exception_internal (struct job *job,
         errno = ENOMEM;
         return -1;
     }
+    /* Without Flux's eventlog tools the log is where admins see them. */
+    runtime_log (severity == 0 ? LOG_ERR : LOG_WARNING,
+                 "jobtap: job %ju: exception type=%s severity=%d: %s",
+                 (uintmax_t)job->id, type, severity, note);
     rc = event_post (job, "exception", ctx);
     json_decref (ctx);
     return rc;

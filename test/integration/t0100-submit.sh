@@ -40,6 +40,20 @@ ok $((!$?)) "a job whose update has no Slurm field is rejected"
 like "$out" '^sbatch: error: jobtap: jobspec update of attributes.system.frobnicate has no Slurm equivalent$' \
 	"with a message naming the key"
 
+# Misbehaving plugins: a bare -1 gets Flux's default message; a priority of
+# the wrong type is an exception on the job, never a crash.
+out=$(sbatch -o /dev/null -J reject-silently -t 10 --wrap true 2>&1)
+like "$out" '^sbatch: error: rejected by job-manager plugin$' \
+	"a rejection without a message gets Flux's default message"
+bad=$(sbatch --parsable -o /dev/null -J bad-priority -t 10 --wrap true)
+cluster_wait_for 10 sh -c "grep -q 'job.new id=$bad ' '$CLUSTER_DIR/log/slurmctld.log'"
+cluster_wait_for 10 sh -c "squeue -h -j $bad -o %r | grep -q jobtap"
+is "$(squeue -h -j "$bad" -o '%T %r')" "PENDING jobtap: priority unavailable" \
+	"a job whose priority a plugin got wrong is held, not run"
+like "$(cluster_log)" "jobtap: job $bad: exception type=job.state.priority severity=4: arg_unpack: .* \\(job may be stuck in PRIORITY state\\)" \
+	"the bad priority is logged as an exception on the job"
+ok $(kill -0 "${CLUSTER_PIDS[1]}"; echo $?) "slurmctld is alive"
+
 # --test-only validates but never creates a job.
 news_before=$(cluster_log | grep -c 'job.new id=')
 out=$(sbatch --test-only -t 10 --wrap true 2>&1)

@@ -7,7 +7,8 @@
  *                  with "duration Xs exceeds the limit of Ys"; "rename-me" is
  *                  renamed "renamed"; "to-<queue>" moves to <queue>;
  *                  "bad-update" asks for an update Slurm has no field for;
- *                  "bank-<x>" moves to bank <x>
+ *                  "bank-<x>" moves to bank <x>; "reject-silently" is
+ *                  rejected with no message
  *   job.create     logs "job.create id=N name=NAME"
  *   job.new        logs "job.new id=N userid=U urgency=U name=N aux=A" (A:
  *                  the validated-name aux, or "(none)"); "reprioritize-all"
@@ -17,7 +18,8 @@
  *   job.state.priority / job.priority.get
  *                  "prio-<N>" gets priority N; "unavail-<x>" has its
  *                  priority unavailable until "avail-<x>" is submitted,
- *                  which gives it 4242; else the value in conf.priority-file
+ *                  which gives it 4242; "bad-priority" answers a string
+ *                  (a misbehaving plugin); else the value in conf.priority-file
  *                  (if readable) or the urgency
  *   job.update.attributes.system.job.name
  *                  names starting with "bad" are refused with
@@ -83,6 +85,8 @@ static int validate (flux_plugin_t *p, const char *topic,
         free (copy);
         return flux_jobtap_reject_job (p, args, "cannot store job aux");
     }
+    if (!strcmp (name, "reject-silently"))
+        return -1;
     if (!strcmp (name, "bad-update"))
         flux_jobtap_jobspec_update_pack (p, "{s:s}",
                                          "attributes.system.frobnicate",
@@ -218,6 +222,9 @@ static int priority (flux_plugin_t *p, const char *topic,
     if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i}", "id",
                                 &id, "urgency", &urgency) < 0)
         return -1;
+    if (!strcmp (name, "bad-priority"))
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
+                                     "priority", "high");
     if (!strncmp (name, "prio-", 5))
         return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
                                      "priority",
