@@ -52,6 +52,11 @@ is "$(squeue -h -j "$bad" -o '%T %r')" "PENDING jobtap: priority unavailable" \
 	"a job whose priority a plugin got wrong is held, not run"
 like "$(cluster_log)" "jobtap: job $bad: exception type=job.state.priority severity=4: arg_unpack: .* \\(job may be stuck in PRIORITY state\\)" \
 	"the bad priority is logged as an exception on the job"
+fatal=$(sbatch --parsable -o /dev/null -J raise-fatal -t 10 --wrap true)
+cluster_wait_for 10 sh -c "squeue -h -j $fatal -t all -o %T | grep -q CANCELLED"
+is "$(squeue -h -j "$fatal" -t all -o %T)" CANCELLED "a fatal exception from job.state.depend cancels the Slurm job"
+is "$(squeue -h -j "$fatal" -t all -o %r)" 'jobtap: exception policy: not today' \
+	"its reason names the exception"
 ok $(kill -0 "${CLUSTER_PIDS[1]}"; echo $?) "slurmctld is alive"
 
 # --test-only validates but never creates a job.

@@ -13,7 +13,8 @@
  *   job.new        logs "job.new id=N userid=U urgency=U name=N aux=A" (A:
  *                  the validated-name aux, or "(none)"); "reprioritize-all"
  *                  calls flux_jobtap_reprioritize_all"
- *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>"
+ *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>";
+ *                  "raise-fatal" gets a fatal exception "policy: not today"
  *   job.new of "release-<x>" removes that dependency from every waiting job
  *   job.state.priority / job.priority.get
  *                  "prio-<N>" gets priority N; "unavail-<x>" has its
@@ -186,6 +187,9 @@ static int depend (flux_plugin_t *p, const char *topic,
     (void)topic;
     (void)arg;
 
+    if (!strcmp (name, "raise-fatal"))
+        return flux_jobtap_raise_exception (p, FLUX_JOBTAP_CURRENT_JOB,
+                                            "policy", 0, "not today");
     if (strncmp (name, "wait-", 5) != 0)
         return 0;
     if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id)
