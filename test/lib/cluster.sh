@@ -21,12 +21,15 @@ CLUSTER_PIDS=()
 
 _cluster_say() { printf 'cluster: %s\n' "$*" >&2; }
 
-# A TCP port nothing listens on, from a range clear of the usual services.
+# A TCP port no socket uses, below the kernel's ephemeral range (where
+# client connections could take it between our check and the bind).
 _cluster_free_port() {
-	local port tries=0
+	local port tries=0 low
+	low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${low:-0}" -gt 12000 ] 2>/dev/null || low=32768
 	while [ $tries -lt 200 ]; do
-		port=$((20000 + RANDOM % 20000))
-		if [ -z "$(ss -Htln "sport = :$port" 2>/dev/null)" ] &&
+		port=$((10000 + RANDOM % (low - 10000)))
+		if [ -z "$(ss -Htan "sport = :$port" 2>/dev/null)" ] &&
 			[[ " ${_cluster_ports[*]:-} " != *" $port "* ]]; then
 			_cluster_ports+=("$port")
 			echo "$port"
@@ -180,8 +183,21 @@ _cluster_node_idle() {
 	[ "$(sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null)" = idle ]
 }
 
+# Start the cluster; a port taken between our check and the daemon's bind
+# (another cluster starting at the same moment) gets one more try.
 cluster_start() {
+	local attempt
+	for attempt in 1 2 3; do
+		_cluster_start_once "$@" && return 0
+		[ -n "${_cluster_bind_failed:-}" ] || return 1
+		_cluster_say "a port was taken meanwhile; starting again (attempt $((attempt + 1)))"
+	done
+	return 1
+}
+
+_cluster_start_once() {
 	local extra="" jobtap_conf="" jobtap=1
+	_cluster_bind_failed=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--conf) extra=$2; shift 2 ;;
@@ -220,8 +236,13 @@ cluster_start() {
 	_cluster_spawn slurmd /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_NODE"
 
 	local ctld_pid=${CLUSTER_PIDS[1]} slurmd_pid=${CLUSTER_PIDS[2]}
-	local deadline=$((SECONDS + 30))
+	local deadline=$((SECONDS + 60))
 	until _cluster_node_idle; do
+		if grep -qs 'Address already in use' "$CLUSTER_DIR"/log/*.log; then
+			_cluster_bind_failed=1
+			cluster_stop
+			return 1
+		fi
 		if ! _cluster_alive "$ctld_pid"; then
 			_cluster_say "slurmctld exited during start-up"
 			cluster_stop --failed
@@ -233,7 +254,7 @@ cluster_start() {
 			return 1
 		fi
 		if [ $SECONDS -ge $deadline ]; then
-			_cluster_say "node $CLUSTER_NODE did not become idle within 30 s"
+			_cluster_say "node $CLUSTER_NODE did not become idle within 60 s"
 			cluster_stop --failed
 			return 1
 		fi
