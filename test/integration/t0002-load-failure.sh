@@ -18,4 +18,14 @@ like "$out" 'slurmctld exited during start-up' "harness reports slurmctld exitin
 like "$out" 'job_submit/nonexistent' "log tail names the missing plugin"
 rm -rf "$(sed -n 's/^cluster: logs kept in //p' <<<"$out")"
 
+# A broken jobtap.conf stops slurmctld at start-up, naming file and line.
+bad=$(mktemp)
+printf '[job-manager]\nplugins = [ { load = "nosuch.so" } ]\n' >"$bad"
+out=$( (cluster_start --jobtap-conf "$bad" && cluster_stop) 2>&1)
+ok $((!$?)) "cluster_start fails when jobtap.conf names a missing plugin"
+like "$out" 'jobtap: /.*/jobtap.conf:2: \[job-manager.plugins\]\[0\]: load: nosuch.so: No such plugin found' \
+	"slurmctld logs the file, line and entry"
+like "$out" 'fatal: failed to initialize job_submit plugin' "and refuses to start"
+rm -rf "$(sed -n 's/^cluster: logs kept in //p' <<<"$out")" "$bad"
+
 done_testing
