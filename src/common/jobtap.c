@@ -64,6 +64,8 @@ struct job {
     flux_jobid_t id;
     uint64_t token;           /* != 0 while provisional */
     double t_created;
+    struct job *prov_prev, *prov_next; /* unbound submissions, oldest first */
+    bool in_prov;
     uint32_t userid;
     int urgency;
     int64_t priority;
@@ -94,14 +96,17 @@ struct job {
     struct job *hnext;        /* hash chain */
 };
 
-#define NBUCKETS 4096
+#define NBUCKETS_MIN 4096
 
 static struct runtime {
     int refcount;
     struct jobtap_host_ops ops;
     void *ops_arg;
     struct jt_plugin *plugins;
-    struct job *buckets[NBUCKETS];
+    struct job **buckets;     /* grows with the number of jobs */
+    size_t nbuckets, njobs;
+    struct job *prov_head, *prov_tail; /* unbound submissions, by token */
+    size_t prov_count;
     struct job **stack;
     int stack_len, stack_cap;
     char *config_path;
@@ -211,23 +216,55 @@ static bool is_loaded (struct jt_plugin *jt)
 
 static unsigned bucket (flux_jobid_t id)
 {
-    return (unsigned)((id ^ (id >> 29)) % NBUCKETS);
+    return (unsigned)((id ^ (id >> 29)) % rt.nbuckets);
 }
 
 static struct job *table_find (flux_jobid_t id)
 {
+    if (!rt.buckets)
+        return NULL;
     for (struct job *j = rt.buckets[bucket (id)]; j; j = j->hnext)
         if (j->id == id)
             return j;
     return NULL;
 }
 
+/* Double the buckets once chains average two jobs, so lookups stay O(1)
+ * however many jobs the scheduler holds. On ENOMEM chains just grow. */
+static void table_grow (void)
+{
+    size_t n = rt.nbuckets ? rt.nbuckets * 2 : NBUCKETS_MIN;
+    struct job **old = rt.buckets;
+    size_t oldn = rt.nbuckets;
+    struct job **nb = calloc (n, sizeof (*nb));
+
+    if (!nb)
+        return;
+    rt.buckets = nb;
+    rt.nbuckets = n;
+    for (size_t b = 0; b < oldn; b++) {
+        while (old[b]) {
+            struct job *j = old[b];
+            unsigned nbk = bucket (j->id);
+            old[b] = j->hnext;
+            j->hnext = rt.buckets[nbk];
+            rt.buckets[nbk] = j;
+        }
+    }
+    free (old);
+}
+
 static void table_insert (struct job *job)
 {
+    if (!rt.buckets || rt.njobs >= 2 * rt.nbuckets)
+        table_grow ();
+    if (!rt.buckets)
+        abort (); /* cannot track jobs at all: out of memory at start */
     unsigned b = bucket (job->id);
     job->hnext = rt.buckets[b];
     rt.buckets[b] = job;
     job->in_table = true;
+    rt.njobs++;
 }
 
 static void table_remove (struct job *job)
@@ -238,6 +275,7 @@ static void table_remove (struct job *job)
          jp = &(*jp)->hnext) {
         if (*jp == job) {
             *jp = job->hnext;
+            rt.njobs--;
             break;
         }
     }
@@ -250,6 +288,37 @@ static struct job **table_snapshot (int *countp, bool include_provisional);
 
 static void job_aux_destroy_all (struct job *job);
 
+/* Unbound submissions in token (creation) order, so expiring the oldest
+ * does not scan the job table. */
+static void prov_link (struct job *job)
+{
+    job->prov_prev = rt.prov_tail;
+    job->prov_next = NULL;
+    if (rt.prov_tail)
+        rt.prov_tail->prov_next = job;
+    else
+        rt.prov_head = job;
+    rt.prov_tail = job;
+    job->in_prov = true;
+    rt.prov_count++;
+}
+
+static void prov_unlink (struct job *job)
+{
+    if (!job->in_prov)
+        return;
+    if (job->prov_prev)
+        job->prov_prev->prov_next = job->prov_next;
+    else
+        rt.prov_head = job->prov_next;
+    if (job->prov_next)
+        job->prov_next->prov_prev = job->prov_prev;
+    else
+        rt.prov_tail = job->prov_prev;
+    job->in_prov = false;
+    rt.prov_count--;
+}
+
 static struct job *job_incref (struct job *job)
 {
     if (job)
@@ -261,6 +330,7 @@ static void job_decref (struct job *job)
 {
     if (job && --job->refcount == 0) {
         int saved_errno = errno;
+        prov_unlink (job);
         job_aux_destroy_all (job);
         while (job->subs) {
             struct sub *s = job->subs;
@@ -1017,12 +1087,12 @@ static struct job **table_snapshot (int *countp, bool include_provisional)
 {
     int n = 0, i = 0;
     struct job **v;
-    for (int b = 0; b < NBUCKETS; b++)
+    for (size_t b = 0; b < rt.nbuckets; b++)
         for (struct job *j = rt.buckets[b]; j; j = j->hnext)
             n++;
     if (!(v = calloc (n + 1, sizeof (*v))))
         return NULL;
-    for (int b = 0; b < NBUCKETS; b++)
+    for (size_t b = 0; b < rt.nbuckets; b++)
         for (struct job *j = rt.buckets[b]; j; j = j->hnext)
             if (include_provisional || job_is_bound (j))
                 v[i++] = job_incref (j);
@@ -1081,7 +1151,7 @@ static void job_aux_destroy_all (struct job *job)
 /* Plugin removal: destroy its aux on active jobs, abandon the rest. */
 static void job_aux_plugin_gone (struct jt_plugin *jt)
 {
-    for (int b = 0; b < NBUCKETS; b++) {
+    for (size_t b = 0; b < rt.nbuckets; b++) {
         for (struct job *j = rt.buckets[b]; j; j = j->hnext) {
             struct job_aux **ap = &j->aux;
             while (*ap) {

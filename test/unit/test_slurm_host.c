@@ -115,10 +115,54 @@ static void test_update_ex (void)
     jobtap_host_fini ();
 }
 
+/* Many jobs: the table grows and every job stays reachable; unbound
+ * submissions expire oldest first without scanning the table. */
+static void test_many_jobs (void)
+{
+    enum { N = 10000 }; /* > 2 x 4096: the table grows */
+    char text[256];
+    uint64_t token, first = 0, last = 0;
+    int found = 0;
+
+    snprintf (text, sizeof (text),
+              "[slurm-jobtap]\nprovisional-max = 100\n");
+    ok (jobtap_host_init (&test_ops, NULL) == 0
+            && jobtap_host_load_config (write_config ("many.conf", text), &err)
+                   == 0,
+        "builtins only, provisional-max = 100");
+    for (int id = 1; id <= N; id++) {
+        json_t *js = jobspec_make (NULL);
+        jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+        jobtap_host_job_new (token, id, 1, 16, 1.0, NULL, &err);
+        json_decref (js);
+    }
+    for (int id = 1; id <= N; id++) {
+        int64_t p;
+        if (jobtap_host_job_priority (id, &p) == 0 && p == 16)
+            found++;
+    }
+    isint (found, N, "all %d jobs are found with their priority", N);
+    for (int i = 0; i < 150; i++) {
+        json_t *js = jobspec_make (NULL);
+        jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+        json_decref (js);
+        if (i == 0)
+            first = token;
+        last = token;
+    }
+    ok (jobtap_host_job_new (first, N + 1, 1, 16, 1.0, NULL, &err) < 0
+            && errno == ENOENT,
+        "the oldest of 150 unbound submissions expired (limit 100)");
+    ok (jobtap_host_job_new (last, N + 2, 1, 16, 1.0, NULL, &err) == 0,
+        "the newest is still there");
+    jobtap_host_fini ();
+}
+
 int main (void)
 {
     test_restore ();
     test_update_ex ();
+    test_many_jobs ();
     json_decref (test_log);
     json_decref (test_actions);
     done_testing ();
