@@ -64,6 +64,7 @@ static const char *spec_text =
     "\"sim-42\"},\"slurm\":{\"comment\":\"run 42\"}}}}";
 
 static json_t *the_spec;
+static size_t heap_used (void);
 
 static json_t *build_spec (void)
 {
@@ -273,6 +274,18 @@ int main (int argc, char **argv)
 
     int per = quick ? 200 : 20000;
     printf ("jobspec_build_us %.3f us\n", median_us (loop_build, per));
+    {
+        /* What one jobspec alone holds, to read heap_per_job against. */
+        int k = quick ? 100 : 10000;
+        json_t **v = calloc (k, sizeof (*v));
+        size_t h = heap_used ();
+        for (int i = 0; i < k && v; i++)
+            v[i] = build_spec ();
+        printf ("heap_per_jobspec %.0f bytes\n", (double)(heap_used () - h) / k);
+        for (int i = 0; i < k && v; i++)
+            json_decref (v[i]);
+        free (v);
+    }
 
     struct stack stacks[] = {
         {"builtins", "", 0},
