@@ -56,13 +56,20 @@ def throughput(rows):
         if a and "b" in rate and "d" in rate:
             ab = 1 / rate["b"] - 1 / a
             ad = 1 / rate["d"] - 1 / a
-            print(f"d/a = {rate['d'] / a:.3f}; Lua policy adds {ad * 1e6:.0f} us/job, "
-                  f"job_submit/lua {ab * 1e6:.0f} us/job: ratio {ad / ab if ab > 0 else float('nan'):.2f} "
-                  f"(target <= 0.5: {'met' if ab > 0 and ad <= 0.5 * ab else 'MISSED'})")
+            if ab > 0:
+                print(f"d/a = {rate['d'] / a:.3f}; Lua policy adds {ad * 1e6:.0f} us/job, "
+                      f"job_submit/lua {ab * 1e6:.0f} us/job: ratio {ad / ab:.2f} "
+                      f"(target <= 0.5: {'met' if ad <= 0.5 * ab else 'MISSED'})")
+            else:
+                print(f"d/a = {rate['d'] / a:.3f}; Lua policy adds {ad * 1e6:.0f} us/job; "
+                      f"job_submit/lua was not slower than a here ({ab * 1e6:.0f} us/job): "
+                      "wall-time ratio undefined, see the CPU line")
             cb = cpu["b"] - cpu["a"]
             cd = cpu["d"] - cpu["a"]
             if cb > 0:
                 print(f"by slurmctld CPU: Lua policy adds {cd:.0f} us/job, job_submit/lua {cb:.0f} us/job: ratio {cd / cb:.2f}")
+            else:
+                print(f"by slurmctld CPU: Lua policy adds {cd:.0f} us/job, job_submit/lua {cb:.0f} us/job (within noise)")
 
 
 def scale(rows):
