@@ -163,7 +163,9 @@ enum {
 
 /* A job is being submitted (no id yet).  Runs job.create, job.validate and
  * job.dependency.<scheme> for each attributes.system.dependencies entry on
- * a provisional NEW job.  'jobspec' is copied.
+ * a provisional NEW job.  The runtime keeps a reference to 'jobspec' (no
+ * copy, for speed): do not modify it afterwards.  Jobspecs given to
+ * job_new and jobs_restore are kept the same way.
  *
  * Returns 0 if accepted: *token names the provisional job (for job_new or
  * submit_abort) and *updates (if non-NULL) is a new object of the jobspec
@@ -272,6 +274,10 @@ int jobtap_host_job_update_ex (uint64_t id,
 
 /* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
 int jobtap_host_reprioritize_all (void);
+
+/* The job's state (JOBTAP_STATE_*), or -1 with ENOENT for an unknown job.
+ * Cheap: for the scheduler's hot paths, where job_info is too much. */
+int jobtap_host_job_state (uint64_t id);
 
 /* A new object describing a job: id, userid, urgency, priority, state,
  * t_submit, jobspec, dependencies (array), annotations, flags (array),

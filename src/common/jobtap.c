@@ -355,6 +355,26 @@ static void job_decref (struct job *job)
     }
 }
 
+/* The jobspec a job keeps: the caller's object itself (the runtime never
+ * changes a jobspec in place; updates copy the path they change), or a
+ * copy without attributes.system.environment, which plugins never see
+ * (Flux redacts it too). New reference. */
+static json_t *jobspec_redacted (json_t *jobspec)
+{
+    json_t *system = json_object_get (json_object_get (jobspec, "attributes"),
+                                      "system");
+    json_t *copy;
+
+    if (!json_object_get (system, "environment"))
+        return json_incref (jobspec);
+    if (!(copy = json_deep_copy (jobspec)))
+        return NULL;
+    json_object_del (json_object_get (json_object_get (copy, "attributes"),
+                                      "system"),
+                     "environment");
+    return copy;
+}
+
 static struct job *job_create (json_t *jobspec,
                                uint32_t userid,
                                int urgency,
@@ -371,7 +391,7 @@ static struct job *job_create (json_t *jobspec,
     job->t_submit = t_submit;
     job->t_created = now ();
     job->state = FLUX_JOB_STATE_NEW;
-    job->jobspec = jobspec ? json_deep_copy (jobspec) : json_object ();
+    job->jobspec = jobspec ? jobspec_redacted (jobspec) : json_object ();
     job->eventlog = json_array ();
     job->annotations = json_object ();
     job->deps = json_object ();
@@ -387,12 +407,6 @@ static struct job *job_create (json_t *jobspec,
         errno = ENOMEM;
         return NULL;
     }
-    /* Plugins never see the environment (Flux redacts it too). */
-    json_t *system = json_object_get (json_object_get (job->jobspec,
-                                                       "attributes"),
-                                      "system");
-    if (system)
-        json_object_del (system, "environment");
     return job;
 }
 
@@ -519,9 +533,12 @@ static void notify_event (struct job *job, json_t *entry)
 /* Apply dotted-key updates to a copy of the jobspec; the old object stays
  * intact for callers still holding it (jobspec unchanged during a
  * callback).  A null value deletes the key. */
+/* Apply dotted-key updates to a job's jobspec. Only the objects along
+ * each updated path are copied; everything else is shared with the old
+ * jobspec, which stays as it was for whoever still holds it. */
 static int jobspec_apply (struct job *job, json_t *updates)
 {
-    json_t *copy = json_deep_copy (job->jobspec);
+    json_t *copy = json_copy (job->jobspec);
     const char *key;
     json_t *val;
 
@@ -537,9 +554,10 @@ static int jobspec_apply (struct job *job, json_t *updates)
         tok = strtok_r (path, ".", &saveptr);
         while (tok && (next = strtok_r (NULL, ".", &saveptr))) {
             json_t *child = json_object_get (o, tok);
-            if (!json_is_object (child)) {
-                child = json_object ();
-                json_object_set_new (o, tok, child);
+            child = json_is_object (child) ? json_copy (child) : json_object ();
+            if (!child || json_object_set_new (o, tok, child) < 0) {
+                free (path);
+                goto fail;
             }
             o = child;
             tok = next;

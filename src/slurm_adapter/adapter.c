@@ -429,11 +429,7 @@ static void settle_job (job_record_t *job, bool creation_hold, int urgency)
     }
     if (!IS_JOB_PENDING (job))
         return;
-    json_t *info = jobtap_host_job_info (job->job_id);
-    int state = 0;
-    if (info)
-        (void)json_unpack (info, "{s:i}", "state", &state);
-    json_decref (info);
+    int state = jobtap_host_job_state (job->job_id);
     if (state == JOBTAP_STATE_SCHED) {
         if (urgency == 0) {
             if (job->state_reason != WAIT_HELD_USER || held_by_shim (job))
@@ -632,13 +628,9 @@ static void sweep_jobs (void)
         job_record_t *job = find_job_record ((uint32_t)id);
         if (!job || IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
             finish_job (id, job);
-        } else if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
-            json_t *info = jobtap_host_job_info (id);
-            int state = 0;
-            if (info && json_unpack (info, "{s:i}", "state", &state) == 0 &&
-                state < JOBTAP_STATE_RUN)
-                jobtap_host_job_run (id, NULL);
-            json_decref (info);
+        } else if ((IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) &&
+                   jobtap_host_job_state (id) < JOBTAP_STATE_RUN) {
+            jobtap_host_job_run (id, NULL);
         }
     }
     json_decref (ids);

@@ -142,6 +142,9 @@ static void test_many_jobs (void)
             found++;
     }
     isint (found, N, "all %d jobs are found with their priority", N);
+    isint (jobtap_host_job_state (N), JOBTAP_STATE_SCHED, "job_state: SCHED");
+    ok (jobtap_host_job_state (N + 100) < 0 && errno == ENOENT,
+        "job_state of an unknown job: -1, ENOENT");
     for (int i = 0; i < 150; i++) {
         json_t *js = jobspec_make (NULL);
         jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
