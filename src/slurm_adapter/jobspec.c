@@ -303,11 +303,23 @@ static void set_str (json_t *o, const char *key, const char *s)
         json_object_set_new (o, key, json_string (s));
 }
 
+/* {type: slot, count, label: task, with: [core[, gpu]]} */
+static json_t *slot_of (uint32_t count, uint16_t cores, uint32_t gpus)
+{
+    json_t *with = json_pack ("[{s:s s:i}]", "type", "core", "count",
+                              (int)cores);
+    if (gpus)
+        json_array_append_new (with, json_pack ("{s:s s:I}", "type", "gpu",
+                                                "count", (json_int_t)gpus));
+    return json_pack ("{s:s s:I s:s s:o}", "type", "slot", "count",
+                      (json_int_t)count, "label", "task", "with", with);
+}
+
 static json_t *resources (const struct job_fields *f, json_t **countp)
 {
     uint32_t gpus_per_slot = gpus_in (f->tres_per_task);
     uint32_t node_gpus = gpus_in (f->tres_per_node);
-    json_t *slot_with, *slot, *res;
+    json_t *res;
 
     if (f->nodes > 0) {
         uint32_t per_node = f->tasks_per_node ? f->tasks_per_node
@@ -320,35 +332,17 @@ static json_t *resources (const struct job_fields *f, json_t **countp)
         if (!gpus_per_slot && node_gpus)
             gpus_per_slot = node_gpus % per_node == 0 ? node_gpus / per_node
                                                       : 0;
-        slot_with = json_pack ("[{s:s s:i}]", "type", "core", "count",
-                               (int)f->cpus_per_task);
-        if (gpus_per_slot)
-            json_array_append_new (slot_with,
-                                   json_pack ("{s:s s:I}", "type", "gpu",
-                                              "count",
-                                              (json_int_t)gpus_per_slot));
-        slot = json_pack ("{s:s s:I s:s s:o}", "type", "slot", "count",
-                          (json_int_t)per_node, "label", "task", "with",
-                          slot_with);
         res = json_pack ("{s:s s:I s:[o]}", "type", "node", "count",
-                         (json_int_t)f->nodes, "with", slot);
+                         (json_int_t)f->nodes, "with",
+                         slot_of (per_node, f->cpus_per_task, gpus_per_slot));
         if (f->exclusive)
             json_object_set_new (res, "exclusive", json_true ());
         *countp = total == f->nodes * per_node
                       ? json_pack ("{s:i}", "per_slot", 1)
                       : json_pack ("{s:I}", "total", (json_int_t)total);
     } else {
-        uint32_t slots = f->ntasks ? f->ntasks : 1;
-        slot_with = json_pack ("[{s:s s:i}]", "type", "core", "count",
-                               (int)f->cpus_per_task);
-        if (gpus_per_slot)
-            json_array_append_new (slot_with,
-                                   json_pack ("{s:s s:I}", "type", "gpu",
-                                              "count",
-                                              (json_int_t)gpus_per_slot));
-        res = json_pack ("{s:s s:I s:s s:o}", "type", "slot", "count",
-                         (json_int_t)slots, "label", "task", "with",
-                         slot_with);
+        res = slot_of (f->ntasks ? f->ntasks : 1, f->cpus_per_task,
+                       gpus_per_slot);
         *countp = json_pack ("{s:i}", "per_slot", 1);
     }
     return json_pack ("[o]", res);
