@@ -59,7 +59,8 @@ unlike() {
 	fi
 }
 
-diag() { printf '# %s\n' "$*"; }
+# Every line of a diagnostic is a TAP comment, even for multi-line values.
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
 # bail_out REASON: stop the whole test file now.
 bail_out() {

@@ -23,13 +23,39 @@ void done_testing (void)
     exit (failed ? 1 : 0);
 }
 
+/* TAP is line based: a newline inside a description or a diagnostic would
+ * start a line the harness cannot parse. Descriptions show it as "\n";
+ * diagnostics continue with "# " on every line. */
+static void print_escaped (const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\n')
+            fputs ("\\n", stdout);
+        else
+            putchar (*s);
+    }
+}
+
+static void print_comment (const char *label, const char *s)
+{
+    printf ("# %s", label);
+    for (; *s; s++) {
+        putchar (*s);
+        if (*s == '\n')
+            printf ("# %*s", (int)strlen (label), "");
+    }
+    putchar ('\n');
+}
+
 static int report (bool cond, const char *file, int line, const char *fmt,
                    va_list ap)
 {
+    char desc[1024];
+    vsnprintf (desc, sizeof (desc), fmt, ap);
     pthread_mutex_lock (&lock);
     count++;
     printf ("%sok %d - ", cond ? "" : "not ", count);
-    vprintf (fmt, ap);
+    print_escaped (desc);
     printf ("\n");
     if (!cond) {
         failed++;
@@ -57,9 +83,10 @@ int is_at (const char *got, const char *want, const char *file, int line,
     va_start (ap, fmt);
     report (cond, file, line, fmt, ap);
     va_end (ap);
-    if (!cond)
-        printf ("#          got: '%s'\n#     expected: '%s'\n",
-                got ? got : "(null)", want ? want : "(null)");
+    if (!cond) {
+        print_comment ("         got: ", got ? got : "(null)");
+        print_comment ("    expected: ", want ? want : "(null)");
+    }
     return cond;
 }
 
@@ -89,20 +116,21 @@ int like_at (const char *got, const char *re, const char *file, int line,
     va_start (ap, fmt);
     report (cond, file, line, fmt, ap);
     va_end (ap);
-    if (!cond)
-        printf ("#                  '%s'\n#     doesn't match '%s'\n",
-                got ? got : "(null)", re);
+    if (!cond) {
+        print_comment ("                 ", got ? got : "(null)");
+        print_comment ("    doesn't match ", re);
+    }
     return cond;
 }
 
 void diag (const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
     va_start (ap, fmt);
-    printf ("# ");
-    vprintf (fmt, ap);
-    printf ("\n");
+    vsnprintf (msg, sizeof (msg), fmt, ap);
     va_end (ap);
+    print_comment ("", msg);
 }
 
 void bail_out (const char *fmt, ...)
