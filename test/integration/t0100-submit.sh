@@ -9,7 +9,8 @@
 
 node=$(hostname -s)
 start_policy_cluster 'max-duration = 86400.0, default-duration = 3600.0' '' \
-	--conf "PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+	--conf "TrackWCKey=yes
+PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 PartitionName=batch Nodes=$node MaxTime=INFINITE State=UP" || bail_out "cluster did not start"
 
 # Rejections, word for word, from every submission command.
@@ -35,6 +36,8 @@ id=$(sbatch --parsable -o /dev/null -J to-batch -t 10 --wrap true)
 like "$(show "$id")" 'Partition=batch ' "queue update moves the job to partition batch"
 id=$(sbatch --parsable -o /dev/null -J bank-special -t 10 --wrap true)
 like "$(show "$id")" 'Account=special ' "bank update sets the account"
+id=$(sbatch --parsable -o /dev/null -J project-science -t 10 --wrap true)
+like "$(show "$id")" 'WCKey=science ' "project update sets the wckey"
 out=$(sbatch -o /dev/null -J bad-update -t 10 --wrap true 2>&1)
 ok $((!$?)) "a job whose update has no Slurm field is rejected"
 like "$out" '^sbatch: error: jobtap: jobspec update of attributes.system.frobnicate has no Slurm equivalent$' \

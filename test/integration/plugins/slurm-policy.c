@@ -7,7 +7,8 @@
  *                  with "duration Xs exceeds the limit of Ys"; "rename-me" is
  *                  renamed "renamed"; "to-<queue>" moves to <queue>;
  *                  "bad-update" asks for an update Slurm has no field for;
- *                  "bank-<x>" moves to bank <x>; "reject-silently" is
+ *                  "bank-<x>" moves to bank <x>, "project-<x>" to project
+ *                  <x>; "reject-silently" is
  *                  rejected with no message
  *   job.create     logs "job.create id=N name=NAME"
  *   job.new        logs "job.new id=N userid=U urgency=U name=N aux=A" (A:
@@ -80,6 +81,10 @@ static int validate (flux_plugin_t *p, const char *topic,
     if (!strncmp (name, "bank-", 5))
         flux_jobtap_jobspec_update_pack (p, "{s:s}", "attributes.system.bank",
                                          name + 5);
+    if (!strncmp (name, "project-", 8))
+        flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                         "attributes.system.project",
+                                         name + 8);
     char *copy = strdup (name);
     if (!copy || flux_jobtap_job_aux_set (p, FLUX_JOBTAP_CURRENT_JOB,
                                           "validated-name", copy, free) < 0) {
