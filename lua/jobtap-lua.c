@@ -413,12 +413,10 @@ static int job_priority_unavailable (lua_State *L)
 
 /* Functions taking an explicit id are shared by jobtap.* (id) and job:*
  * (the current job). */
-static int dep_op (lua_State *L, flux_jobid_t id, int idx, bool add)
+/* A flux_jobtap_* result the Lua way: true, or nil and the error text
+ * (read errno before anything else can change it). */
+static int push_result (lua_State *L, int rc)
 {
-    const char *desc = luaL_checkstring (L, idx);
-    struct host *h = host_of (L);
-    int rc = add ? flux_jobtap_dependency_add (h->p, id, desc)
-                 : flux_jobtap_dependency_remove (h->p, id, desc);
     if (rc < 0) {
         lua_pushnil (L);
         lua_pushstring (L, strerror (errno));
@@ -426,6 +424,15 @@ static int dep_op (lua_State *L, flux_jobid_t id, int idx, bool add)
     }
     lua_pushboolean (L, 1);
     return 1;
+}
+
+static int dep_op (lua_State *L, flux_jobid_t id, int idx, bool add)
+{
+    const char *desc = luaL_checkstring (L, idx);
+    struct host *h = host_of (L);
+    int rc = add ? flux_jobtap_dependency_add (h->p, id, desc)
+                 : flux_jobtap_dependency_remove (h->p, id, desc);
+    return push_result (L, rc);
 }
 
 /* The runtime matches dependencies by literal id (as Flux), and a
@@ -471,14 +478,9 @@ static int raise_op (lua_State *L, flux_jobid_t id, int idx)
     const char *note = luaL_optstring (L, idx + 2, "");
     if (severity < 0 || severity > 7)
         return luaL_argerror (L, idx + 1, "severity must be 0..7");
-    if (flux_jobtap_raise_exception (host_of (L)->p, id, type, severity,
-                                     "%s", note) < 0) {
-        lua_pushnil (L);
-        lua_pushstring (L, strerror (errno));
-        return 2;
-    }
-    lua_pushboolean (L, 1);
-    return 1;
+    return push_result (L, flux_jobtap_raise_exception (host_of (L)->p, id,
+                                                        type, severity, "%s",
+                                                        note));
 }
 
 static int job_raise (lua_State *L)
@@ -508,13 +510,7 @@ static int post_op (lua_State *L, flux_jobid_t id, int idx)
     else
         rc = flux_jobtap_event_post_pack (host_of (L)->p, id, name, NULL);
     json_decref (ctx);
-    if (rc < 0) {
-        lua_pushnil (L);
-        lua_pushstring (L, strerror (errno));
-        return 2;
-    }
-    lua_pushboolean (L, 1);
-    return 1;
+    return push_result (L, rc);
 }
 
 static int job_post_event (lua_State *L)
@@ -550,13 +546,7 @@ static int l_update_jobspec (lua_State *L)
     json_t *o = check_json (L, 2);
     int rc = flux_jobtap_jobspec_update_id_pack (host_of (L)->p, id, "O", o);
     json_decref (o);
-    if (rc < 0) {
-        lua_pushnil (L);
-        lua_pushstring (L, strerror (errno));
-        return 2;
-    }
-    lua_pushboolean (L, 1);
-    return 1;
+    return push_result (L, rc);
 }
 
 static int job_set_flag (lua_State *L)
@@ -758,13 +748,7 @@ static int l_reprioritize (lua_State *L)
     else
         rc = flux_jobtap_reprioritize_job (h->p, check_id (L, 1),
                                            (unsigned int)check_priority (L, 2));
-    if (rc < 0) {
-        lua_pushnil (L);
-        lua_pushstring (L, strerror (errno));
-        return 2;
-    }
-    lua_pushboolean (L, 1);
-    return 1;
+    return push_result (L, rc);
 }
 
 static int l_lookup (lua_State *L)
