@@ -80,7 +80,6 @@ struct host {
 struct jobref {
     struct host *h;
     flux_plugin_arg_t *args;
-    json_t *in;             /* borrowed from args */
     bool valid;
     bool rejected;
 };
@@ -361,10 +360,21 @@ static const char *state_name (json_int_t state)
     return s ? s : "?";
 }
 
+/* One key of the callback's args (borrowed), or NULL.  Keys are read one
+ * at a time: the runtime builds "jobspec" only for callbacks that ask. */
+static json_t *job_arg (struct jobref *j, const char *key)
+{
+    json_t *v = NULL;
+    if (flux_plugin_arg_unpack (j->args, FLUX_PLUGIN_ARG_IN, "{s?o}", key, &v)
+        < 0)
+        return NULL;
+    return v;
+}
+
 static flux_jobid_t job_id (struct jobref *j)
 {
     json_int_t id = 0;
-    json_t *o = j->in ? json_object_get (j->in, "id") : NULL;
+    json_t *o = job_arg (j, "id");
     if (o && json_is_integer (o))
         id = json_integer_value (o);
     return (flux_jobid_t)id;
@@ -674,7 +684,7 @@ static int job_index (lua_State *L)
         push_jobdata (L, j);
         return 1;
     }
-    json_t *v = j->in ? json_object_get (j->in, key) : NULL;
+    json_t *v = job_arg (j, key);
     if (v) {
         if (!strcmp (key, "state") && json_is_integer (v))
             lua_pushstring (L, state_name (json_integer_value (v)));
@@ -718,8 +728,6 @@ static struct jobref *push_job (lua_State *L,
     memset (j, 0, sizeof (*j));
     j->h = h;
     j->args = args;
-    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "o", &j->in) < 0)
-        j->in = NULL;
     j->valid = true;
     luaL_setmetatable (L, JOB_MT);
     lua_newtable (L);
@@ -975,7 +983,7 @@ static int protected_call (lua_State *L)
     lua_settop (L, 0);
     lua_pushcfunction (L, traceback);            /* 1 */
     j = push_job (L, c->h, c->args);             /* 2: keeps j alive */
-    c->has_id = j->in && json_is_integer (json_object_get (j->in, "id"));
+    c->has_id = json_is_integer (job_arg (j, "id"));
     c->id = job_id (j);
     if (!push_handler (L, c->topic)) {
         j->valid = false;

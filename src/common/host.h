@@ -95,6 +95,10 @@ struct jobtap_host_ops {
     /* Optional: every event appended to a known job's eventlog
      * ({"timestamp":f, "name":s, "context"?:o}, borrowed). */
     void (*event) (uint64_t id, json_t *entry, void *arg);
+
+    /* Keep each job's eventlog in memory for jobtap_host_job_info (about
+     * 0.3 KiB an event).  Off, job_info's "eventlog" is empty. */
+    bool keep_eventlog;
 };
 
 /* --- Lifecycle --------------------------------------------------------- */
@@ -281,7 +285,8 @@ int jobtap_host_job_state (uint64_t id);
 
 /* A new object describing a job: id, userid, urgency, priority, state,
  * t_submit, jobspec, dependencies (array), annotations, flags (array),
- * eventlog (array of entries).  NULL + ENOENT if unknown. */
+ * eventlog (array of entries; empty unless ops.keep_eventlog).  NULL +
+ * ENOENT if unknown. */
 json_t *jobtap_host_job_info (uint64_t id);
 
 /* A new array of the ids of all known active jobs (not provisional). */

@@ -13,6 +13,17 @@ extern "C" {
 /* plugin.c */
 int plugin_init_builtin (flux_plugin_t *p, flux_plugin_init_f init);
 json_t *plugin_conf_get (flux_plugin_t *p);
+/* Make 'key' of the IN args a value built by get(arg) (new reference) the
+ * first time a reader may need it: an unpack whose format names the key
+ * (or that it cannot tell), or arg_get.  destroy(arg) runs once the value
+ * is built or the args are destroyed. */
+int plugin_arg_set_lazy (flux_plugin_arg_t *args,
+                         const char *key,
+                         json_t *(*get) (void *arg),
+                         void (*destroy) (void *arg),
+                         void *arg);
+/* Build the lazy key now (for args handed to a plugin to keep). */
+void plugin_arg_resolve (flux_plugin_arg_t *args);
 
 /* flux.c */
 void runtime_vlog (int level, const char *fmt, va_list ap);

@@ -60,6 +60,14 @@ struct sub {
     struct sub *next;
 };
 
+struct qentry {
+    json_t *entry;
+    struct qentry *next;
+};
+
+/* Per-job state.  Containers most jobs never need stay NULL until first
+ * used: a pending job's memory is what the scale of a site's queue
+ * multiplies (docs/performance.md). */
 struct job {
     flux_jobid_t id;
     uint64_t token;           /* != 0 while provisional */
@@ -71,18 +79,21 @@ struct job {
     int64_t priority;
     double t_submit;
     int state;
-    json_t *jobspec;
-    json_t *eventlog;
+    json_t *jobspec;          /* tree, or NULL while compacted (job_jobspec) */
+    char *jobspec_text;       /* compact text; NULL if the tree changed since */
+    int hot_slot;             /* 1 + index in rt.spec_hot, 0 if not there */
+    json_t *eventlog;         /* only if the host keeps eventlogs */
     json_t *end_event;
     json_t *R;
     json_t *annotations;
     json_t *deps;             /* description -> true, insertion order */
     json_t *grudge;           /* every description ever added */
     json_t *flags;            /* array of set flags */
-    json_t *posted;           /* event name -> true */
+    uint32_t posted;          /* bit per known_events[] name posted */
+    json_t *posted_other;     /* other event names -> true */
     json_t *pending_updates;  /* jobspec_update_pack, flushed per plugin */
     json_t *all_updates;      /* every applied update (submit result) */
-    json_t *queue;            /* events waiting while busy */
+    struct qentry *queue, *queue_tail; /* events waiting while busy */
     struct job_aux *aux;
     struct sub *subs;
     bool busy;
@@ -97,6 +108,12 @@ struct job {
 };
 
 #define NBUCKETS_MIN 4096
+
+/* A jobspec as a jansson tree costs ~6 KiB, as compact text ~0.5 KiB.
+ * Jobs keep the text and parse it again when a reader needs the tree;
+ * the SPEC_HOT most recently used trees stay, so the callbacks from
+ * submit to job.new, close together in time, parse nothing. */
+#define SPEC_HOT 256
 
 static struct runtime {
     int refcount;
@@ -115,6 +132,8 @@ static struct runtime {
     bool configured;
     uint64_t next_token;
     json_t *inactive_order;   /* ids of inactive jobs, oldest first */
+    struct job *spec_hot[SPEC_HOT]; /* jobs whose jobspec tree is kept */
+    int spec_hot_next;
 } rt;
 
 static pthread_mutex_t rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -326,18 +345,91 @@ static struct job *job_incref (struct job *job)
     return job;
 }
 
+static void spec_hot_remove (struct job *job)
+{
+    if (job->hot_slot) {
+        rt.spec_hot[job->hot_slot - 1] = NULL;
+        job->hot_slot = 0;
+    }
+}
+
+/* Keep only the text of a job's jobspec (made now if the tree changed). */
+static void spec_compact (struct job *job)
+{
+    spec_hot_remove (job);
+    if (!job->jobspec)
+        return;
+    if (!job->jobspec_text)
+        job->jobspec_text = json_dumps (job->jobspec, JSON_COMPACT);
+    if (job->jobspec_text) { /* else out of memory: keep the tree */
+        json_decref (job->jobspec);
+        job->jobspec = NULL;
+    }
+}
+
+static void spec_hot_add (struct job *job)
+{
+    struct job *victim;
+
+    if (job->hot_slot)
+        return;
+    if ((victim = rt.spec_hot[rt.spec_hot_next]))
+        spec_compact (victim);
+    rt.spec_hot[rt.spec_hot_next] = job;
+    job->hot_slot = rt.spec_hot_next + 1;
+    rt.spec_hot_next = (rt.spec_hot_next + 1) % SPEC_HOT;
+}
+
+/* The job's jobspec tree (borrowed; incref it to hold it across anything
+ * that may call plugins, which may push it out of the hot set). */
+static json_t *job_jobspec (struct job *job)
+{
+    if (!job->jobspec && job->jobspec_text) {
+        json_error_t e;
+        if (!(job->jobspec = json_loads (job->jobspec_text, 0, &e))) {
+            runtime_log (LOG_ERR,
+                         "jobtap: job %ju: stored jobspec unreadable: %s",
+                         (uintmax_t)job->id,
+                         e.text);
+            return NULL;
+        }
+    }
+    if (job->jobspec)
+        spec_hot_add (job);
+    return job->jobspec;
+}
+
+/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL). */
+static void job_set_jobspec (struct job *job, json_t *spec, char *text)
+{
+    json_decref (job->jobspec);
+    free (job->jobspec_text);
+    job->jobspec = spec;
+    job->jobspec_text = text;
+    if (spec)
+        spec_hot_add (job);
+}
+
 static void job_decref (struct job *job)
 {
     if (job && --job->refcount == 0) {
         int saved_errno = errno;
         prov_unlink (job);
+        spec_hot_remove (job);
         job_aux_destroy_all (job);
         while (job->subs) {
             struct sub *s = job->subs;
             job->subs = s->next;
             free (s);
         }
+        while (job->queue) {
+            struct qentry *q = job->queue;
+            job->queue = q->next;
+            json_decref (q->entry);
+            free (q);
+        }
         json_decref (job->jobspec);
+        free (job->jobspec_text);
         json_decref (job->eventlog);
         json_decref (job->end_event);
         json_decref (job->R);
@@ -345,14 +437,28 @@ static void job_decref (struct job *job)
         json_decref (job->deps);
         json_decref (job->grudge);
         json_decref (job->flags);
-        json_decref (job->posted);
+        json_decref (job->posted_other);
         json_decref (job->pending_updates);
         json_decref (job->all_updates);
-        json_decref (job->queue);
         free (job->hold_reason);
         free (job);
         errno = saved_errno;
     }
+}
+
+/* A container member created on first use; NULL if out of memory. */
+static json_t *lazy_object (json_t **slot)
+{
+    if (!*slot)
+        *slot = json_object ();
+    return *slot;
+}
+
+static json_t *lazy_array (json_t **slot)
+{
+    if (!*slot)
+        *slot = json_array ();
+    return *slot;
 }
 
 /* The jobspec a job keeps: the caller's object itself (the runtime never
@@ -381,6 +487,7 @@ static struct job *job_create (json_t *jobspec,
                                double t_submit)
 {
     struct job *job = calloc (1, sizeof (*job));
+    json_t *spec;
     if (!job)
         return NULL;
     job->refcount = 1;
@@ -391,22 +498,14 @@ static struct job *job_create (json_t *jobspec,
     job->t_submit = t_submit;
     job->t_created = now ();
     job->state = FLUX_JOB_STATE_NEW;
-    job->jobspec = jobspec ? jobspec_redacted (jobspec) : json_object ();
-    job->eventlog = json_array ();
-    job->annotations = json_object ();
-    job->deps = json_object ();
-    job->grudge = json_object ();
-    job->flags = json_array ();
-    job->posted = json_object ();
-    job->all_updates = json_object ();
-    job->queue = json_array ();
-    if (!job->jobspec || !job->eventlog || !job->annotations || !job->deps
-        || !job->grudge || !job->flags || !job->posted || !job->all_updates
-        || !job->queue) {
+    spec = jobspec ? jobspec_redacted (jobspec) : json_object ();
+    if (!spec || (rt.ops.keep_eventlog && !(job->eventlog = json_array ()))) {
+        json_decref (spec);
         job_decref (job);
         errno = ENOMEM;
         return NULL;
     }
+    job_set_jobspec (job, spec, NULL);
     return job;
 }
 
@@ -472,6 +571,18 @@ static struct job *lookup_active_jobid (flux_plugin_t *p, flux_jobid_t id)
 
 /* --- args -------------------------------------------------------------- */
 
+static json_t *args_jobspec (void *arg)
+{
+    return json_incref (job_jobspec (arg));
+}
+
+static void args_job_release (void *arg)
+{
+    job_decref (arg);
+}
+
+/* A callback's IN args.  "jobspec" is built only if the plugin reads it:
+ * most callbacks after submit (priority, state changes) never do. */
 static flux_plugin_arg_t *job_args_create (struct job *job)
 {
     flux_plugin_arg_t *args = flux_plugin_arg_create ();
@@ -479,14 +590,18 @@ static flux_plugin_arg_t *job_args_create (struct job *job)
         return NULL;
     if (flux_plugin_arg_pack (args,
                               FLUX_PLUGIN_ARG_IN,
-                              "{s:O s:I s:I s:i s:i s:I s:f}",
-                              "jobspec", job->jobspec,
+                              "{s:I s:I s:i s:i s:I s:f}",
                               "id", (json_int_t)job->id,
                               "userid", (json_int_t)job->userid,
                               "urgency", job->urgency,
                               "state", job->state,
                               "priority", (json_int_t)job->priority,
                               "t_submit", job->t_submit) < 0
+        || plugin_arg_set_lazy (args,
+                                "jobspec",
+                                args_jobspec,
+                                args_job_release,
+                                job_incref (job)) < 0
         || (job->R
             && flux_plugin_arg_pack (args,
                                      FLUX_PLUGIN_ARG_IN,
@@ -515,13 +630,49 @@ static void reprioritize_one (struct job *job, int64_t priority);
 
 static bool queue_has (struct job *job, const char *name)
 {
-    size_t i;
-    json_t *e;
-    json_array_foreach (job->queue, i, e) {
-        if (!strcmp (json_string_value (json_object_get (e, "name")), name))
+    for (struct qentry *q = job->queue; q; q = q->next) {
+        if (!strcmp (json_string_value (json_object_get (q->entry, "name")),
+                     name))
             return true;
     }
     return false;
+}
+
+/* Event names whose posting a job records in a bit (posted_other holds
+ * the rest): flux_jobtap_job_event_posted without a per-job object. */
+static const char *const known_events[] = {
+    "submit", "validate", "invalidate", "depend", "priority", "urgency",
+    "alloc", "free", "start", "release", "finish", "clean", "exception",
+    "dependency-add", "dependency-remove", "jobspec-update", "set-flags",
+    "prolog-start", "prolog-finish", "epilog-start", "epilog-finish",
+    "annotations", "memo", "flux-restart", "resource-update", "debug",
+};
+
+static int known_event (const char *name)
+{
+    for (size_t i = 0; i < sizeof (known_events) / sizeof (known_events[0]);
+         i++) {
+        if (!strcmp (name, known_events[i]))
+            return (int)i;
+    }
+    return -1;
+}
+
+static void posted_set (struct job *job, const char *name)
+{
+    int i = known_event (name);
+    if (i >= 0)
+        job->posted |= 1u << i;
+    else if (lazy_object (&job->posted_other))
+        json_object_set_new (job->posted_other, name, json_true ());
+}
+
+static bool posted_test (struct job *job, const char *name)
+{
+    int i = known_event (name);
+    if (i >= 0)
+        return job->posted & (1u << i);
+    return json_object_get (job->posted_other, name) != NULL;
 }
 
 static void notify_event (struct job *job, json_t *entry)
@@ -538,7 +689,7 @@ static void notify_event (struct job *job, json_t *entry)
  * jobspec, which stays as it was for whoever still holds it. */
 static int jobspec_apply (struct job *job, json_t *updates)
 {
-    json_t *copy = json_copy (job->jobspec);
+    json_t *copy = json_copy (job_jobspec (job));
     const char *key;
     json_t *val;
 
@@ -570,8 +721,7 @@ static int jobspec_apply (struct job *job, json_t *updates)
         }
         free (path);
     }
-    json_decref (job->jobspec);
-    job->jobspec = copy;
+    job_set_jobspec (job, copy, NULL);
     return 0;
 fail:
     json_decref (copy);
@@ -661,7 +811,8 @@ static int event_apply (struct job *job, json_t *entry)
         const char *d = json_string_value (json_object_get (context,
                                                             "description"));
         /* grudge set: a removed description cannot come back */
-        if (d && !json_object_get (job->grudge, d)) {
+        if (d && !json_object_get (job->grudge, d)
+            && lazy_object (&job->deps) && lazy_object (&job->grudge)) {
             json_object_set_new (job->deps, d, json_true ());
             json_object_set_new (job->grudge, d, json_true ());
         }
@@ -691,7 +842,8 @@ static int event_apply (struct job *job, json_t *entry)
     else if (!strcmp (name, "jobspec-update")) {
         if (jobspec_apply (job, context) < 0)
             return -1;
-        json_object_update (job->all_updates, context);
+        if (lazy_object (&job->all_updates))
+            json_object_update (job->all_updates, context);
         if (job_is_bound (job) && !job->quiet_update && rt.ops.jobspec_update)
             rt.ops.jobspec_update (job->id, context, rt.ops_arg);
         if (prev_state == FLUX_JOB_STATE_SCHED)
@@ -715,8 +867,10 @@ static int event_apply (struct job *job, json_t *entry)
     else if (!strcmp (name, "set-flags")) {
         size_t i;
         json_t *f;
-        json_array_foreach (json_object_get (context, "flags"), i, f)
-            json_array_append (job->flags, f);
+        json_array_foreach (json_object_get (context, "flags"), i, f) {
+            if (lazy_array (&job->flags))
+                json_array_append (job->flags, f);
+        }
     }
     else if (!strcmp (name, "prolog-start") || !strcmp (name, "epilog-start"))
         job->perilog_active++;
@@ -729,8 +883,9 @@ static int event_apply (struct job *job, json_t *entry)
     /* state first: job.event.* callbacks see the new state, as in Flux */
     if (new_state != prev_state)
         set_state (job, new_state);
-    json_array_append (job->eventlog, entry);
-    json_object_set_new (job->posted, name, json_true ());
+    if (job->eventlog)
+        json_array_append (job->eventlog, entry);
+    posted_set (job, name);
     notify_event (job, entry);
 
     /* subscribers first, then job.update, then job.state.* */
@@ -837,18 +992,34 @@ static int event_post (struct job *job, const char *name, json_t *context)
         goto nomem;
     if (context && json_object_set (entry, "context", context) < 0)
         goto nomem;
-    if (json_array_append_new (job->queue, entry) < 0)
-        goto nomem;
-    if (job->busy)
-        return 0; /* deferred until the current event's callbacks return */
+    if (job->busy) {
+        /* deferred until the current event's callbacks return */
+        struct qentry *q = malloc (sizeof (*q));
+        if (!q)
+            goto nomem;
+        q->entry = entry;
+        q->next = NULL;
+        if (job->queue_tail)
+            job->queue_tail->next = q;
+        else
+            job->queue = q;
+        job->queue_tail = q;
+        return 0;
+    }
     job->busy = true;
     job_incref (job);
-    while (json_array_size (job->queue) > 0) {
-        json_t *e = json_incref (json_array_get (job->queue, 0));
-        json_array_remove (job->queue, 0);
-        if (event_apply (job, e) < 0)
+    while (entry) {
+        struct qentry *q;
+        if (event_apply (job, entry) < 0)
             rc = -1;
-        json_decref (e);
+        json_decref (entry);
+        entry = NULL;
+        if ((q = job->queue)) {
+            if (!(job->queue = q->next))
+                job->queue_tail = NULL;
+            entry = q->entry;
+            free (q);
+        }
     }
     job->busy = false;
     job_sync_host (job);
@@ -1011,7 +1182,7 @@ static int jobtap_call (struct job *job, const char *topic, json_t *in)
                                                              k)))
                     json_object_update (json_object_get (job->annotations, k),
                                         v);
-                else
+                else if (lazy_object (&job->annotations))
                     json_object_set (job->annotations, k, v);
             }
             if (strcmp (topic, "job.new") != 0) {
@@ -1771,8 +1942,8 @@ flux_plugin_arg_t *flux_jobtap_job_lookup (flux_plugin_t *p, flux_jobid_t id)
         errno = EINVAL;
     else if (!(job = lookup_jobid (p, id)))
         errno = ENOENT;
-    else
-        args = job_args_create (job);
+    else if ((args = job_args_create (job)))
+        plugin_arg_resolve (args); /* the plugin may keep them past the job */
     runtime_unlock ();
     return args;
 }
@@ -1838,7 +2009,7 @@ int flux_jobtap_job_event_posted (flux_plugin_t *p,
     if (!p || !name || !jt_get (p))
         errno = EINVAL;
     else if ((job = lookup_jobid (p, id)))
-        rc = json_object_get (job->posted, name) ? 1 : 0;
+        rc = posted_test (job, name) ? 1 : 0;
     runtime_unlock ();
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,12 @@ struct flux_plugin {
 struct flux_plugin_arg {
     json_t *in;
     json_t *out;
+    /* One key of 'in' built only when a reader asks for it (the runtime
+     * keeps jobspecs compact and most callbacks never read them). */
+    const char *lazy_key;
+    json_t *(*lazy_get) (void *arg);
+    void (*lazy_free) (void *arg);
+    void *lazy_arg;
     char error[JSON_ERROR_TEXT_LENGTH + 64];
 };
 
@@ -391,10 +398,153 @@ flux_plugin_arg_t *flux_plugin_arg_create (void)
     return calloc (1, sizeof (flux_plugin_arg_t));
 }
 
+static void arg_lazy_clear (flux_plugin_arg_t *args)
+{
+    if (args->lazy_get) {
+        args->lazy_get = NULL;
+        if (args->lazy_free)
+            args->lazy_free (args->lazy_arg);
+    }
+}
+
+int plugin_arg_set_lazy (flux_plugin_arg_t *args,
+                         const char *key,
+                         json_t *(*get) (void *arg),
+                         void (*destroy) (void *arg),
+                         void *arg)
+{
+    if (!args || !key || !get) {
+        errno = EINVAL;
+        return -1;
+    }
+    arg_lazy_clear (args);
+    args->lazy_key = key;
+    args->lazy_get = get;
+    args->lazy_free = destroy;
+    args->lazy_arg = arg;
+    return 0;
+}
+
+void plugin_arg_resolve (flux_plugin_arg_t *args)
+{
+    json_t *o;
+
+    if (!args || !args->lazy_get)
+        return;
+    o = args->lazy_get (args->lazy_arg);
+    if (o && json_is_object (args->in)
+        && !json_object_get (args->in, args->lazy_key))
+        json_object_set_new (args->in, args->lazy_key, o);
+    else
+        json_decref (o);
+    arg_lazy_clear (args);
+}
+
+/* Unpack format walking, to tell whether a format reads the lazy key.
+ * Every unpack argument is a pointer (keys are const char *), so the
+ * walk consumes them as void *.  Whatever it does not follow counts as
+ * a read. */
+struct fmt_walk {
+    const char *p;
+    va_list ap;
+};
+
+static void walk_blanks (struct fmt_walk *w)
+{
+    while (*w->p == ' ' || *w->p == '\t' || *w->p == '\n' || *w->p == ','
+           || *w->p == ':')
+        w->p++;
+}
+
+static bool walk_value (struct fmt_walk *w, int depth);
+
+/* After '{' or '['.  In an object, a key equal to 'key' at depth 0 is a
+ * read; so is '!' there (strict: a missing key would change the result). */
+static bool walk_container (struct fmt_walk *w,
+                            bool object,
+                            const char *key,
+                            int depth)
+{
+    for (;;) {
+        walk_blanks (w);
+        char c = *w->p;
+        if (c == (object ? '}' : ']')) {
+            w->p++;
+            return true;
+        }
+        if (c == '!' && object && depth == 0)
+            return false;
+        if (c == '!' || c == '*') {
+            w->p++;
+            continue;
+        }
+        if (object) {
+            const char *k;
+            if (c != 's')
+                return false;
+            w->p++;
+            k = va_arg (w->ap, const char *);
+            if (depth == 0 && k && !strcmp (k, key))
+                return false;
+            if (*w->p == '?')
+                w->p++;
+        }
+        if (!walk_value (w, depth + 1))
+            return false;
+    }
+}
+
+static bool walk_value (struct fmt_walk *w, int depth)
+{
+    walk_blanks (w);
+    if (depth > 32)
+        return false;
+    switch (*w->p++) {
+        case 's':
+            (void)va_arg (w->ap, void *);
+            if (*w->p == '%') {
+                w->p++;
+                (void)va_arg (w->ap, void *);
+            }
+            return true;
+        case 'b': case 'i': case 'I': case 'f': case 'F': case 'o': case 'O':
+            (void)va_arg (w->ap, void *);
+            return true;
+        case 'n':
+            return true;
+        case '{':
+            return walk_container (w, true, NULL, depth);
+        case '[':
+            return walk_container (w, false, NULL, depth);
+        default:
+            return false;
+    }
+}
+
+static bool fmt_may_read (const char *fmt, va_list ap, const char *key)
+{
+    struct fmt_walk w = {.p = fmt};
+    bool clean;
+
+    va_copy (w.ap, ap);
+    walk_blanks (&w);
+    if (*w.p == '{') {
+        w.p++;
+        clean = walk_container (&w, true, key, 0);
+        walk_blanks (&w);
+        clean = clean && *w.p == '\0';
+    }
+    else
+        clean = false;
+    va_end (w.ap);
+    return !clean;
+}
+
 void flux_plugin_arg_destroy (flux_plugin_arg_t *args)
 {
     if (args) {
         int saved_errno = errno;
+        arg_lazy_clear (args);
         json_decref (args->in);
         json_decref (args->out);
         free (args);
@@ -438,6 +588,8 @@ static int arg_store (flux_plugin_arg_t *args, int flags, json_t *o)
 {
     json_t **target = arg_target (args, flags);
 
+    if ((flags & FLUX_PLUGIN_ARG_REPLACE) && !(flags & FLUX_PLUGIN_ARG_OUT))
+        arg_lazy_clear (args); /* the caller replaced what it belonged to */
     if ((flags & FLUX_PLUGIN_ARG_REPLACE) || !*target) {
         json_decref (*target);
         *target = o;
@@ -484,6 +636,8 @@ int flux_plugin_arg_get (flux_plugin_arg_t *args, int flags, char **json_str)
         return -1;
     }
     args->error[0] = '\0';
+    if (!(flags & FLUX_PLUGIN_ARG_OUT))
+        plugin_arg_resolve (args);
     if (!(o = *arg_target (args, flags)))
         return arg_seterror (args, ENOENT, "No args currently set");
     if (!(*json_str = json_dumps (o, JSON_ENCODE_ANY | JSON_COMPACT)))
@@ -535,6 +689,9 @@ int flux_plugin_arg_vunpack (flux_plugin_arg_t *args,
         return -1;
     }
     args->error[0] = '\0';
+    if (!(flags & FLUX_PLUGIN_ARG_OUT) && args->lazy_get
+        && fmt_may_read (fmt, ap, args->lazy_key))
+        plugin_arg_resolve (args);
     rc = json_vunpack_ex (*arg_target (args, flags), &err, 0, fmt, ap);
     if (rc < 0)
         return arg_seterror (args, EINVAL, "%s", err.text);

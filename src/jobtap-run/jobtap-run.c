@@ -156,6 +156,7 @@ static const struct jobtap_host_ops ops = {
     .cancel = op_cancel,
     .jobspec_update = op_jobspec_update,
     .event = op_event,
+    .keep_eventlog = true, /* the run report shows it */
 };
 
 /* --- building a jobspec from sbatch-like options ------------------------ */

@@ -6,6 +6,7 @@
 
 #include <flux/core.h>
 
+#include "internal.h"
 #include "tap.h"
 #include "util.h"
 
@@ -309,6 +310,98 @@ static void test_args (void)
     flux_plugin_arg_destroy (b);
 }
 
+static int lazy_gets, lazy_frees;
+static json_t *lazy_get (void *arg)
+{
+    (void)arg;
+    lazy_gets++;
+    return json_pack ("{s:i}", "v", 7);
+}
+static void lazy_free (void *arg)
+{
+    (void)arg;
+    lazy_frees++;
+}
+
+static flux_plugin_arg_t *lazy_args (void)
+{
+    flux_plugin_arg_t *a = flux_plugin_arg_create ();
+    lazy_gets = lazy_frees = 0;
+    flux_plugin_arg_pack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:{s:i}}", "id", 1,
+                          "n", "jobspec", 2);
+    plugin_arg_set_lazy (a, "jobspec", lazy_get, lazy_free, NULL);
+    return a;
+}
+
+/* The runtime's lazy "jobspec": built only by readers that may want it. */
+static void test_lazy_args (void)
+{
+    flux_plugin_arg_t *a = lazy_args ();
+    int id = 0, v = 0, n = 0;
+    json_t *o = NULL;
+    char *s = NULL;
+
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:i}", "id", &id) == 0
+            && id == 1 && lazy_gets == 0,
+        "lazy: unpacking other keys builds nothing");
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s?o s:{s:i} *}",
+                                "other", &o, "n", "jobspec", &n) == 0
+            && n == 2 && lazy_gets == 0,
+        "lazy: an optional other key or a nested key of that name neither");
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:{s:i}}",
+                                "jobspec", "v", &v) == 0
+            && v == 7 && lazy_gets == 1 && lazy_frees == 1,
+        "lazy: a top-level read of the key builds it once");
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:o}", "jobspec", &o)
+                == 0
+            && lazy_gets == 1,
+        "lazy: ... and later reads find it");
+    flux_plugin_arg_destroy (a);
+
+    a = lazy_args ();
+    v = 0;
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s?{s:i}}",
+                                "jobspec", "v", &v) == 0 && v == 7,
+        "lazy: an optional read of the key builds it");
+    flux_plugin_arg_destroy (a);
+
+    a = lazy_args ();
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "o", &o) == 0
+            && json_object_get (o, "jobspec") && lazy_gets == 1,
+        "lazy: unpacking the whole object builds it");
+    flux_plugin_arg_destroy (a);
+
+    a = lazy_args ();
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:o !}", "id",
+                                &id, "n", &o) < 0 && lazy_gets == 1,
+        "lazy: a strict format builds it (and fails as it would have)");
+    flux_plugin_arg_destroy (a);
+
+    a = lazy_args ();
+    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:s%}", "id", &id,
+                                "n", &s, &n) < 0 && lazy_gets == 0,
+        "lazy: s%% consumes two arguments");
+    ok (flux_plugin_arg_get (a, FLUX_PLUGIN_ARG_IN, &s) == 0
+            && strstr (s, "\"jobspec\":{\"v\":7}") && lazy_gets == 1,
+        "lazy: arg_get builds it");
+    free (s);
+    flux_plugin_arg_destroy (a);
+
+    a = lazy_args ();
+    flux_plugin_arg_destroy (a);
+    ok (lazy_gets == 0 && lazy_frees == 1,
+        "lazy: destroyed unread: never built, released once");
+
+    a = lazy_args ();
+    flux_plugin_arg_set (a, FLUX_PLUGIN_ARG_IN | FLUX_PLUGIN_ARG_REPLACE, "{}");
+    ok (lazy_gets == 0 && lazy_frees == 1
+            && flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s?o}",
+                                       "jobspec", &o) == 0
+            && lazy_gets == 0,
+        "lazy: replacing IN drops it");
+    flux_plugin_arg_destroy (a);
+}
+
 static void test_dso (void)
 {
     flux_plugin_t *p = flux_plugin_create ();
@@ -355,6 +448,7 @@ int main (void)
     test_aux ();
     test_conf ();
     test_args ();
+    test_lazy_args ();
     test_dso ();
     done_testing ();
 }

@@ -1,6 +1,8 @@
 /* Host calls added for the Slurm adapter: jobs_restore (replay after a
  * scheduler restart, each plugin in its own load sort order) and
- * job_update_ex (keys no plugin handles follow the scheduler's rules). */
+ * job_update_ex (keys no plugin handles follow the scheduler's rules);
+ * what holding many jobs needs: a growing table, expiry without scans,
+ * jobspecs kept compact and read back intact. */
 #include <errno.h>
 #include <string.h>
 
@@ -161,11 +163,60 @@ static void test_many_jobs (void)
     jobtap_host_fini ();
 }
 
+/* Jobspecs at rest are kept as text (the most recent 256 as trees): an
+ * old job's jobspec reads back whole for plugins, updates and job_info. */
+static void test_compact_jobspecs (void)
+{
+    enum { N = 600 };
+    uint64_t token;
+    int64_t prio = -1;
+    json_t *u, *info, *final = NULL;
+    const char *comment = NULL;
+    json_int_t policy_prio = 0;
+
+    load_plugins ("none");
+    for (int id = 1; id <= N; id++) {
+        json_t *js = jobspec_make ("{s:{s:i}}", "policy", "priority", id);
+        jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+        jobtap_host_job_new (token, id, 1, 16, 1.0, NULL, &err);
+        json_decref (js);
+    }
+    ok (jobtap_host_job_priority (1, &prio) == 0 && prio == 1,
+        "job 1 got its priority from its jobspec at job.new");
+    ok (jobtap_host_job_urgency (1, 10) == 0
+            && jobtap_host_job_priority (1, &prio) == 0 && prio == 1,
+        "after %d more jobs, job.state.priority still reads job 1's jobspec",
+        N - 1);
+    u = json_pack ("{s:s}", "attributes.system.comment", "late");
+    ok (jobtap_host_job_update_ex (1, u, 1, JOBTAP_ROLE_USER,
+                                   JOBTAP_UPDATE_UNHANDLED_OK, &final, &err)
+            == 0,
+        "an update of old job 1 is accepted");
+    json_decref (u);
+    json_decref (final);
+    for (int id = N + 1; id <= N + 300; id++) { /* push job 1 out again */
+        json_t *js = jobspec_make (NULL);
+        jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+        jobtap_host_job_new (token, id, 1, 16, 1.0, NULL, &err);
+        json_decref (js);
+    }
+    info = jobtap_host_job_info (1);
+    ok (info
+            && json_unpack (info, "{s:{s:{s:{s:s s:{s:I}}}}}", "jobspec",
+                            "attributes", "system", "comment", &comment,
+                            "policy", "priority", &policy_prio) == 0
+            && !strcmp (comment, "late") && policy_prio == 1,
+        "job_info: job 1's jobspec has the update and its original keys");
+    json_decref (info);
+    jobtap_host_fini ();
+}
+
 int main (void)
 {
     test_restore ();
     test_update_ex ();
     test_many_jobs ();
+    test_compact_jobspecs ();
     json_decref (test_log);
     json_decref (test_actions);
     done_testing ();

@@ -75,6 +75,7 @@ const struct jobtap_host_ops test_ops = {
     .cancel = op_cancel,
     .jobspec_update = op_update,
     .event = NULL,
+    .keep_eventlog = true,
 };
 
 void test_reset (void)
