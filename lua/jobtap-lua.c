@@ -785,6 +785,32 @@ static int l_lookup (lua_State *L)
     return 1;
 }
 
+/* jobtap._jobspec_get (job, key...): one node of the job's jobspec (keys
+ * are object keys or 1-based array indexes), converted alone.  The
+ * prelude's fields (job.duration, job.queue...) read a few scalars;
+ * converting the whole jobspec for them was most of a policy's cost. */
+static int l_jobspec_get (lua_State *L)
+{
+    struct jobref *j = luaL_checkudata (L, 1, JOB_MT);
+    int n = lua_gettop (L);
+    json_t *o;
+
+    if (!j->valid)
+        return luaL_error (L, "job object used outside of its callback");
+    o = job_arg (j, "jobspec");
+    for (int i = 2; o && i <= n; i++) {
+        if (lua_type (L, i) == LUA_TNUMBER)
+            o = json_array_get (o, (size_t)(lua_tointeger (L, i) - 1));
+        else
+            o = json_object_get (o, luaL_checkstring (L, i));
+    }
+    if (o)
+        push_json (L, o, 0);
+    else
+        lua_pushnil (L);
+    return 1;
+}
+
 static int l_result (lua_State *L)
 {
     flux_job_result_t result;
@@ -1051,8 +1077,6 @@ static int call_handler (struct host *h,
     }
     else
         rc = c.rc;
-    /* a collection step now keeps memory use near the live set */
-    lua_gc (L, LUA_GCSTEP, 0);
     return rc;
 }
 
@@ -1167,6 +1191,8 @@ static int open_jobtap (lua_State *L)
     lua_setfield (L, -2, "state");
     lua_getfield (L, LUA_REGISTRYINDEX, "jobtap.fields");
     lua_setfield (L, -2, "_fields");
+    lua_pushcfunction (L, l_jobspec_get);
+    lua_setfield (L, -2, "_jobspec_get");
     return 1;
 }
 

@@ -37,20 +37,21 @@ dofile = function (file)
     return f ()
 end
 
--- Computed job fields: job.<name> calls fields.<name>(job) once.
+-- Computed job fields: job.<name> calls fields.<name>(job) once.  They
+-- read single jobspec nodes (jget), not the whole job.jobspec table.
 local fields = jobtap._fields
+local jget = jobtap._jobspec_get
 jobtap._fields = nil
+jobtap._jobspec_get = nil
 
-local function system (job)
-    local js = job.jobspec
-    return js and js.attributes and js.attributes.system or {}
+local function system (job, key)
+    return jget (job, "attributes", "system", key)
 end
 
 -- node count, slot count, slot table of a jobspec
 local function shape (job)
-    local js = job.jobspec
-    local r = js and js.resources and js.resources[1]
-    if not r then return 0, 0, nil end
+    local r = jget (job, "resources", 1)
+    if type (r) ~= "table" then return 0, 0, nil end
     if r.type == "node" then
         local slot = r.with and r.with[1]
         local per = slot and slot.count or 1
@@ -78,23 +79,21 @@ fields.ngpus = function (job)
     return n * per_slot (slot, "gpu")
 end
 fields.ntasks = function (job)
-    local js = job.jobspec
-    local t = js and js.tasks and js.tasks[1]
-    local c = t and t.count or {}
+    local c = jget (job, "tasks", 1, "count")
+    if type (c) ~= "table" then c = {} end
     if c.total then return c.total end
     local _, n = shape (job)
     return n * (c.per_slot or 1)
 end
-fields.duration = function (job) return system (job).duration or 0 end
-fields.queue = function (job) return system (job).queue end
-fields.bank = function (job) return system (job).bank end
-fields.project = function (job) return system (job).project end
-fields.cwd = function (job) return system (job).cwd end
+fields.duration = function (job) return system (job, "duration") or 0 end
+fields.queue = function (job) return system (job, "queue") end
+fields.bank = function (job) return system (job, "bank") end
+fields.project = function (job) return system (job, "project") end
+fields.cwd = function (job) return system (job, "cwd") end
 fields.name = function (job)
-    local j = system (job).job
-    return j and j.name
+    return jget (job, "attributes", "system", "job", "name")
 end
 fields.dependencies = function (job)
-    return system (job).dependencies or jobtap.array ()
+    return system (job, "dependencies") or jobtap.array ()
 end
-fields.slurm = function (job) return system (job).slurm or {} end
+fields.slurm = function (job) return system (job, "slurm") or {} end

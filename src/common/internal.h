@@ -3,6 +3,7 @@
 #define JOBTAP_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <jansson.h>
 #include <flux/core.h>
 
@@ -13,6 +14,11 @@ extern "C" {
 /* plugin.c */
 int plugin_init_builtin (flux_plugin_t *p, flux_plugin_init_f init);
 json_t *plugin_conf_get (flux_plugin_t *p);
+/* flux_plugin_match_handler without touching the plugin's last error. */
+bool plugin_has_handler (flux_plugin_t *p, const char *topic);
+/* Args holding 'in' and 'out' (references stolen; either may be NULL):
+ * the runtime's hot paths build objects directly, without formats. */
+flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out);
 /* Make 'key' of the IN args a value built by get(arg) (new reference) the
  * first time a reader may need it: an unpack whose format names the key
  * (or that it cannot tell), or arg_get.  destroy(arg) runs once the value

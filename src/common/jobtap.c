@@ -581,38 +581,43 @@ static void args_job_release (void *arg)
     job_decref (arg);
 }
 
-/* A callback's IN args.  "jobspec" is built only if the plugin reads it:
- * most callbacks after submit (priority, state changes) never do. */
+/* Set o[key] = v, stealing v; fails if v is NULL (out of memory).  For
+ * the runtime's literal keys, which need no UTF-8 check. */
+static int obj_set (json_t *o, const char *key, json_t *v)
+{
+    return json_object_set_new_nocheck (o, key, v);
+}
+
+/* A callback's args: IN with the job's fields, OUT empty.  "jobspec" is
+ * built only if the plugin reads it: most callbacks after submit
+ * (priority, state changes) never do.  Built without pack formats: this
+ * runs several times per job. */
 static flux_plugin_arg_t *job_args_create (struct job *job)
 {
-    flux_plugin_arg_t *args = flux_plugin_arg_create ();
-    if (!args)
-        return NULL;
-    if (flux_plugin_arg_pack (args,
-                              FLUX_PLUGIN_ARG_IN,
-                              "{s:I s:I s:i s:i s:I s:f}",
-                              "id", (json_int_t)job->id,
-                              "userid", (json_int_t)job->userid,
-                              "urgency", job->urgency,
-                              "state", job->state,
-                              "priority", (json_int_t)job->priority,
-                              "t_submit", job->t_submit) < 0
-        || plugin_arg_set_lazy (args,
-                                "jobspec",
-                                args_jobspec,
-                                args_job_release,
-                                job_incref (job)) < 0
-        || (job->R
-            && flux_plugin_arg_pack (args,
-                                     FLUX_PLUGIN_ARG_IN,
-                                     "{s:O}",
-                                     "R", job->R) < 0)
+    json_t *in = json_object ();
+    flux_plugin_arg_t *args;
+
+    if (!in
+        || obj_set (in, "id", json_integer ((json_int_t)job->id)) < 0
+        || obj_set (in, "userid", json_integer (job->userid)) < 0
+        || obj_set (in, "urgency", json_integer (job->urgency)) < 0
+        || obj_set (in, "state", json_integer (job->state)) < 0
+        || obj_set (in, "priority", json_integer (job->priority)) < 0
+        || obj_set (in, "t_submit", json_real (job->t_submit)) < 0
+        || (job->R && obj_set (in, "R", json_incref (job->R)) < 0)
         || (job->end_event
-            && flux_plugin_arg_pack (args,
-                                     FLUX_PLUGIN_ARG_IN,
-                                     "{s:O}",
-                                     "end_event", job->end_event) < 0)
-        || flux_plugin_arg_set (args, FLUX_PLUGIN_ARG_OUT, "{}") < 0) {
+            && obj_set (in, "end_event", json_incref (job->end_event)) < 0)) {
+        json_decref (in);
+        return NULL;
+    }
+    if (!(args = plugin_arg_create_with (in, json_object ())))
+        return NULL;
+    if (plugin_arg_set_lazy (args,
+                             "jobspec",
+                             args_jobspec,
+                             args_job_release,
+                             job_incref (job)) < 0) {
+        job_decref (job);
         flux_plugin_arg_destroy (args);
         return NULL;
     }
@@ -626,6 +631,7 @@ static int stack_call (struct job *job,
                        const char *topic,
                        flux_plugin_arg_t *args);
 static int jobtap_call (struct job *job, const char *topic, json_t *in);
+static bool stack_handles (const char *topic);
 static void reprioritize_one (struct job *job, int64_t priority);
 
 static bool queue_has (struct job *job, const char *name)
@@ -911,7 +917,7 @@ static int event_apply (struct job *job, json_t *entry)
             flux_plugin_arg_destroy (args);
         }
     }
-    if (!strcmp (name, "jobspec-update")) {
+    if (!strcmp (name, "jobspec-update") && stack_handles ("job.update")) {
         json_t *in = json_pack ("{s:O}", "updates", context);
         jobtap_call (job, "job.update", in);
         json_decref (in);
@@ -923,9 +929,12 @@ static int event_apply (struct job *job, json_t *entry)
                   sizeof (topic),
                   "job.state.%s",
                   flux_job_statetostr (new_state, "s"));
-        in = json_pack ("{s:O s:i}", "entry", entry, "prev_state", prev_state);
-        jobtap_call (job, topic, in);
-        json_decref (in);
+        if (stack_handles (topic)) {
+            in = json_pack ("{s:O s:i}", "entry", entry,
+                            "prev_state", prev_state);
+            jobtap_call (job, topic, in);
+            json_decref (in);
+        }
 
         /* actions on entering a state */
         if (new_state == FLUX_JOB_STATE_DEPEND) {
@@ -988,9 +997,10 @@ static int event_post (struct job *job, const char *name, json_t *context)
     json_t *entry;
     int rc = 0;
 
-    if (!(entry = json_pack ("{s:f s:s}", "timestamp", now (), "name", name)))
-        goto nomem;
-    if (context && json_object_set (entry, "context", context) < 0)
+    if (!(entry = json_object ())
+        || obj_set (entry, "timestamp", json_real (now ())) < 0
+        || obj_set (entry, "name", json_string (name)) < 0
+        || (context && obj_set (entry, "context", json_incref (context)) < 0))
         goto nomem;
     if (job->busy) {
         /* deferred until the current event's callbacks return */
@@ -1057,6 +1067,27 @@ static struct jt_plugin **plugin_snapshot (int *countp)
         v[i++] = jt;
     *countp = n;
     return v;
+}
+
+/* Whether any loaded plugin has a handler for 'topic': callers skip
+ * building args for the many topics no plugin listens to. */
+static bool stack_handles (const char *topic)
+{
+    for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next) {
+        if (is_loaded (jt) && plugin_has_handler (jt->p, topic))
+            return true;
+    }
+    return false;
+}
+
+/* A stack call whose result nobody reads. */
+static void stack_notify (struct job *job, const char *topic)
+{
+    flux_plugin_arg_t *args;
+    if (stack_handles (topic) && (args = job_args_create (job))) {
+        stack_call (job, topic, args);
+        flux_plugin_arg_destroy (args);
+    }
 }
 
 /* Call 'topic' on every plugin in load order with one shared args
@@ -1129,6 +1160,8 @@ static int jobtap_call (struct job *job, const char *topic, json_t *in)
     json_t *R = NULL;
     int rc;
 
+    if (!stack_handles (topic))
+        return 0;
     if (!(args = job_args_create (job)))
         return -1;
     if (in && flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_IN, "O", in) < 0) {
@@ -1234,11 +1267,12 @@ static void reprioritize_one (struct job *job, int64_t priority)
 
 static void get_priority (struct job *job)
 {
-    flux_plugin_arg_t *args = job_args_create (job);
+    flux_plugin_arg_t *args;
     json_int_t priority = PRIORITY_UNAVAIL;
     int rc;
 
-    if (!args)
+    if (!stack_handles ("job.priority.get")
+        || !(args = job_args_create (job)))
         return;
     rc = stack_call (job, "job.priority.get", args);
     if (rc == 0)

@@ -22,6 +22,7 @@
 
 struct handler {
     char *topic;
+    bool glob;        /* topic has fnmatch specials; else strcmp will do */
     flux_plugin_f cb;
     void *data;
     struct handler *next;
@@ -243,6 +244,7 @@ int flux_plugin_add_handler (flux_plugin_t *p,
         free (h);
         return plugin_seterror (p, ENOMEM, NULL);
     }
+    h->glob = strpbrk (topic, "*?[\\") != NULL;
     h->cb = cb;
     h->data = arg;
     for (hp = &p->handlers; *hp; hp = &(*hp)->next)
@@ -267,9 +269,15 @@ flux_plugin_f flux_plugin_get_handler (flux_plugin_t *p, const char *topic)
 static struct handler *match (flux_plugin_t *p, const char *topic)
 {
     for (struct handler *h = p->handlers; h; h = h->next)
-        if (fnmatch (h->topic, topic, 0) == 0)
+        if (h->glob ? fnmatch (h->topic, topic, 0) == 0
+                    : strcmp (h->topic, topic) == 0)
             return h;
     return NULL;
+}
+
+bool plugin_has_handler (flux_plugin_t *p, const char *topic)
+{
+    return match (p, topic) != NULL;
 }
 
 flux_plugin_f flux_plugin_match_handler (flux_plugin_t *p, const char *topic)
@@ -396,6 +404,19 @@ int flux_plugin_conf_unpack (flux_plugin_t *p, const char *fmt, ...)
 flux_plugin_arg_t *flux_plugin_arg_create (void)
 {
     return calloc (1, sizeof (flux_plugin_arg_t));
+}
+
+flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out)
+{
+    flux_plugin_arg_t *args = flux_plugin_arg_create ();
+    if (!args) {
+        json_decref (in);
+        json_decref (out);
+        return NULL;
+    }
+    args->in = in;
+    args->out = out;
+    return args;
 }
 
 static void arg_lazy_clear (flux_plugin_arg_t *args)

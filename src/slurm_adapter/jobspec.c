@@ -303,16 +303,38 @@ static void set_str (json_t *o, const char *key, const char *s)
         json_object_set_new (o, key, json_string (s));
 }
 
+/* The jobspec is built once per submission inside slurmctld's locks, so
+ * objects are put together directly rather than through pack formats.
+ * set() takes the literal keys below (no UTF-8 check needed) and steals
+ * v; json_object_set_new_nocheck ignores a NULL object or value. */
+static json_t *set (json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new_nocheck (o, key, v);
+    return o;
+}
+
+static json_t *append (json_t *a, json_t *v)
+{
+    json_array_append_new (a, v);
+    return a;
+}
+
+/* {type, count} */
+static json_t *typed_count (const char *type, json_int_t count)
+{
+    return set (set (json_object (), "type", json_string_nocheck (type)),
+                "count", json_integer (count));
+}
+
 /* {type: slot, count, label: task, with: [core[, gpu]]} */
 static json_t *slot_of (uint32_t count, uint16_t cores, uint32_t gpus)
 {
-    json_t *with = json_pack ("[{s:s s:i}]", "type", "core", "count",
-                              (int)cores);
+    json_t *with = append (json_array (), typed_count ("core", cores));
     if (gpus)
-        json_array_append_new (with, json_pack ("{s:s s:I}", "type", "gpu",
-                                                "count", (json_int_t)gpus));
-    return json_pack ("{s:s s:I s:s s:o}", "type", "slot", "count",
-                      (json_int_t)count, "label", "task", "with", with);
+        append (with, typed_count ("gpu", gpus));
+    return set (set (typed_count ("slot", count), "label",
+                     json_string_nocheck ("task")),
+                "with", with);
 }
 
 static json_t *resources (const struct job_fields *f, json_t **countp)
@@ -332,20 +354,20 @@ static json_t *resources (const struct job_fields *f, json_t **countp)
         if (!gpus_per_slot && node_gpus)
             gpus_per_slot = node_gpus % per_node == 0 ? node_gpus / per_node
                                                       : 0;
-        res = json_pack ("{s:s s:I s:[o]}", "type", "node", "count",
-                         (json_int_t)f->nodes, "with",
-                         slot_of (per_node, f->cpus_per_task, gpus_per_slot));
+        res = set (typed_count ("node", f->nodes), "with",
+                   append (json_array (), slot_of (per_node, f->cpus_per_task,
+                                                   gpus_per_slot)));
         if (f->exclusive)
-            json_object_set_new (res, "exclusive", json_true ());
+            set (res, "exclusive", json_true ());
         *countp = total == f->nodes * per_node
-                      ? json_pack ("{s:i}", "per_slot", 1)
-                      : json_pack ("{s:I}", "total", (json_int_t)total);
+                      ? set (json_object (), "per_slot", json_integer (1))
+                      : set (json_object (), "total", json_integer (total));
     } else {
         res = slot_of (f->ntasks ? f->ntasks : 1, f->cpus_per_task,
                        gpus_per_slot);
-        *countp = json_pack ("{s:i}", "per_slot", 1);
+        *countp = set (json_object (), "per_slot", json_integer (1));
     }
-    return json_pack ("[o]", res);
+    return append (json_array (), res);
 }
 
 static json_t *command (const struct job_fields *f)
@@ -377,8 +399,7 @@ static json_t *build (const struct job_fields *f)
         json_object_set_new (system, "project", lowercase_string (f->wckey));
     set_str (system, "cwd", f->work_dir);
     if (f->name && f->name[0])
-        json_object_set_new (system, "job",
-                             json_pack ("{s:s}", "name", f->name));
+        set (system, "job", set (json_object (), "name", json_string (f->name)));
     deps = dependencies (f->dependency);
     if (json_array_size (deps) > 0)
         json_object_set_new (system, "dependencies", deps);
@@ -409,10 +430,15 @@ static json_t *build (const struct job_fields *f)
     else
         json_decref (slurm);
 
-    return json_pack ("{s:i s:o s:[{s:o s:s s:o}] s:{s:o}}", "version", 1,
-                      "resources", res, "tasks", "command", command (f),
-                      "slot", "task", "count", count, "attributes", "system",
-                      system);
+    json_t *task = set (set (set (json_object (), "command", command (f)),
+                             "slot", json_string_nocheck ("task")),
+                        "count", count);
+    json_t *spec = json_object ();
+    set (spec, "version", json_integer (1));
+    set (spec, "resources", res);
+    set (spec, "tasks", append (json_array (), task));
+    set (spec, "attributes", set (json_object (), "system", system));
+    return spec;
 }
 
 json_t *jobspec_from_desc (const job_desc_msg_t *desc)
