@@ -47,6 +47,9 @@ void msg_destroy (flux_msg_t *msg);
 /* 0 = responded ok (*response set), -1 = error response or none. */
 int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len);
 
+/* compact.c: compact JSON text of o (malloc'd), NULL on failure. */
+char *compact_dumps (json_t *o);
+
 /* lock.c-like helpers live in jobtap.c */
 void runtime_lock (void);
 void runtime_unlock (void);

@@ -82,6 +82,7 @@ struct job {
     json_t *jobspec;          /* tree, or NULL while compacted (job_jobspec) */
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
     int hot_slot;             /* 1 + index in rt.spec_hot, 0 if not there */
+    bool spec_resting;        /* past job.new: trees are kept in spec_hot */
     json_t *eventlog;         /* only if the host keeps eventlogs */
     json_t *end_event;
     json_t *R;
@@ -110,9 +111,10 @@ struct job {
 #define NBUCKETS_MIN 4096
 
 /* A jobspec as a jansson tree costs ~6 KiB, as compact text ~0.5 KiB.
- * Jobs keep the text and parse it again when a reader needs the tree;
- * the SPEC_HOT most recently used trees stay, so the callbacks from
- * submit to job.new, close together in time, parse nothing. */
+ * A job keeps the tree through submit and job.new, where plugins read it,
+ * then only the text (job_spec_rest, in the host's job_new: never on the
+ * submit path).  A later reader parses the text again; the SPEC_HOT most
+ * recently parsed or updated trees stay. */
 #define SPEC_HOT 256
 
 static struct runtime {
@@ -360,7 +362,7 @@ static void spec_compact (struct job *job)
     if (!job->jobspec)
         return;
     if (!job->jobspec_text)
-        job->jobspec_text = json_dumps (job->jobspec, JSON_COMPACT);
+        job->jobspec_text = compact_dumps (job->jobspec);
     if (job->jobspec_text) { /* else out of memory: keep the tree */
         json_decref (job->jobspec);
         job->jobspec = NULL;
@@ -394,7 +396,7 @@ static json_t *job_jobspec (struct job *job)
             return NULL;
         }
     }
-    if (job->jobspec)
+    if (job->jobspec && job->spec_resting)
         spec_hot_add (job);
     return job->jobspec;
 }
@@ -406,8 +408,15 @@ static void job_set_jobspec (struct job *job, json_t *spec, char *text)
     free (job->jobspec_text);
     job->jobspec = spec;
     job->jobspec_text = text;
-    if (spec)
+    if (spec && job->spec_resting)
         spec_hot_add (job);
+}
+
+/* The job is past job.new: from now on keep its jobspec as text. */
+static void job_spec_rest (struct job *job)
+{
+    job->spec_resting = true;
+    spec_compact (job);
 }
 
 static void job_decref (struct job *job)

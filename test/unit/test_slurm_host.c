@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "internal.h"
 #include "tap.h"
 #include "util.h"
 
@@ -163,6 +164,36 @@ static void test_many_jobs (void)
     jobtap_host_fini ();
 }
 
+/* The text a job keeps reads back to an equal value, whatever it holds. */
+static void test_compact_text (void)
+{
+    const char *cases[] = {
+        "{\"version\":1,\"d\":3600.0,\"r\":0.1,\"e\":1e+300,\"neg\":-2.5}",
+        "{\"s\":\"quote \\\" back \\\\ nl \\n tab \\t ctl \\u0001 nul \\u0000 \u00e9\\u00e8\"}",
+        "{\"i\":[0,-1,9223372036854775807,-9223372036854775808],\"b\":[true,false,null]}",
+        "{\"nested\":{\"a\":[{\"b\":{}},[]],\"k\\\"ey\":\"\"}}",
+        "[]",
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        json_error_t e;
+        json_t *o = json_loads (cases[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+        char *text = compact_dumps (o);
+        json_t *back = text ? json_loads (text, JSON_DECODE_ANY
+                                                    | JSON_ALLOW_NUL, &e)
+                            : NULL;
+        ok (o && back && json_equal (o, back), "compact text round trip %zu: %s",
+            i, text ? text : "(null)");
+        free (text);
+        json_decref (o);
+        json_decref (back);
+    }
+    json_t *r = json_real (3600.0);
+    char *t = compact_dumps (r);
+    is (t, "3600.0", "a whole real keeps its '.0' (stays a real)");
+    free (t);
+    json_decref (r);
+}
+
 /* Jobspecs at rest are kept as text (the most recent 256 as trees): an
  * old job's jobspec reads back whole for plugins, updates and job_info. */
 static void test_compact_jobspecs (void)
@@ -216,6 +247,7 @@ int main (void)
     test_restore ();
     test_update_ex ();
     test_many_jobs ();
+    test_compact_text ();
     test_compact_jobspecs ();
     json_decref (test_log);
     json_decref (test_actions);
