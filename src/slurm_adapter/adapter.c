@@ -60,6 +60,8 @@ static struct {
     bool agent_stop;
     bool discover; /* a job was accepted since the last pass */
     bool reprioritize; /* reprioritize_all requested */
+    bool polling;  /* the agent waits 5 ms between quick passes */
+    int unbound;   /* accepted submissions the agent has not bound yet */
     pthread_mutex_t queue_lock; /* leaf lock: the queue and flags above */
     pthread_cond_t queue_cond;
     struct action *queue;
@@ -126,17 +128,24 @@ static bool submit_mark (const job_record_t *job,
     for (uint32_t i = 0; job->spank_job_env && i < job->spank_job_env_size;
          i++) {
         const char *e = job->spank_job_env[i];
-        unsigned long long b, t;
-        int u;
-        unsigned int p;
-        if (e && !strncmp (e, SUBMIT_ENV, strlen (SUBMIT_ENV)) &&
-            sscanf (e + strlen (SUBMIT_ENV), "%llu:%llu:%d:%u", &b, &t, &u,
-                    &p) == 4) {
-            *token = b == ad.boot ? t : 0;
-            *urgency = u;
-            *op_priority = p;
-            return true;
+        unsigned long long f[4];
+        char *end;
+        int n = 0;
+        if (!e || strncmp (e, SUBMIT_ENV, strlen (SUBMIT_ENV)))
+            continue;
+        /* "boot:token:urgency:op_priority"; strtoull, as this runs twice
+         * per job under the job write lock and sscanf costs 10x more */
+        for (e += strlen (SUBMIT_ENV); n < 4; e = end + 1) {
+            f[n++] = strtoull (e, &end, 10);
+            if (end == e || *end != (n < 4 ? ':' : '\0'))
+                break;
         }
+        if (n < 4 || *end != '\0')
+            continue;
+        *token = f[0] == ad.boot ? f[1] : 0;
+        *urgency = (int)f[2];
+        *op_priority = (uint32_t)f[3];
+        return true;
     }
     return false;
 }
@@ -459,6 +468,11 @@ static void bind_job (job_record_t *job)
     /* A job in this process's creation hold takes the urgency it was
      * submitted with; otherwise the record's hold state tells. */
     (void)submit_mark (job, &token, &mark_urgency, &op_priority);
+    if (token) {
+        pthread_mutex_lock (&ad.queue_lock);
+        ad.unbound--;
+        pthread_mutex_unlock (&ad.queue_lock);
+    }
     bool creation_hold = token != 0 && job->priority == 0 && !held_by_shim (job);
     if (creation_hold)
         urgency = mark_urgency;
@@ -668,7 +682,9 @@ static void *agent_main (void *arg)
                 }
             } else
                 until.tv_sec += 1;
+            ad.polling = quick_passes > 0;
             pthread_cond_timedwait (&ad.queue_cond, &ad.queue_lock, &until);
+            ad.polling = false;
         }
         if (ad.agent_stop) {
             pthread_mutex_unlock (&ad.queue_lock);
@@ -712,10 +728,19 @@ static void *agent_main (void *arg)
         have_job_write = false;
         unlock_slurmctld (locks);
 
-        if (discover)
+        /* Quick passes while accepted submissions wait to be bound (each
+         * pass takes the write locks); at most 0.5 s after the last one,
+         * in case slurmctld dropped a job after job_submit accepted it. */
+        pthread_mutex_lock (&ad.queue_lock);
+        if (ad.unbound <= 0) {
+            ad.unbound = 0;
+            quick_passes = 0;
+        }
+        else if (discover)
             quick_passes = 100;
-        else if (found > 0 && quick_passes < 20)
-            quick_passes = 20;
+        else if (quick_passes == 0)
+            ad.unbound = 0;
+        pthread_mutex_unlock (&ad.queue_lock);
         if (n > 0 || found > 0)
             queue_job_scheduler ();
         for (size_t i = 0; i < n; i++)
@@ -915,7 +940,15 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                          : 0);
     /* Created held; the agent releases it once jobtap has decided. */
     desc->priority = 0;
-    wake_agent (true, false);
+    /* Between quick passes the agent finds the job within 5 ms anyway;
+     * waking it now would only have it wait for our write lock, a pass
+     * (and a lock round) per job. */
+    pthread_mutex_lock (&ad.queue_lock);
+    ad.discover = true;
+    ad.unbound++;
+    if (!ad.polling)
+        wake_agent_locked ();
+    pthread_mutex_unlock (&ad.queue_lock);
     return SLURM_SUCCESS;
 }
 
