@@ -652,6 +652,17 @@ static void sweep_jobs (void)
 
 /* --- The agent thread ---------------------------------------------------- */
 
+/* slurmctld has finished starting: the RPC thread is created after the
+ * priority plugin's init().  Before that the agent must not act: setting
+ * a priority (set_job_prio) would load priority/multifactor, whose init()
+ * takes the job write lock the agent holds, and slurmctld dies with
+ * "lock_slurmctld: pthread_rwlock_wrlock(): Resource deadlock avoided".
+ * No submission can arrive before then either. */
+static bool slurmctld_ready (void)
+{
+    return slurmctld_config.thread_id_rpc != 0;
+}
+
 static void *agent_main (void *arg)
 {
     slurmctld_lock_t locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK,
@@ -668,6 +679,17 @@ static void *agent_main (void *arg)
         bool discover, reprioritize;
         time_t now;
 
+        if (!slurmctld_ready ()) {
+            struct timespec pause = {0, 50 * 1000 * 1000};
+            bool stop;
+            nanosleep (&pause, NULL);
+            pthread_mutex_lock (&ad.queue_lock);
+            stop = ad.agent_stop;
+            pthread_mutex_unlock (&ad.queue_lock);
+            if (stop)
+                break;
+            continue;
+        }
         pthread_mutex_lock (&ad.queue_lock);
         if (!ad.agent_stop && ad.queue_len == 0 && !ad.discover &&
             !ad.reprioritize) {
