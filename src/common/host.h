@@ -99,6 +99,11 @@ struct jobtap_host_ops {
     /* Keep each job's eventlog in memory for jobtap_host_job_info (about
      * 0.3 KiB an event).  Off, job_info's "eventlog" is empty. */
     bool keep_eventlog;
+
+    /* The host calls jobtap_host_compact() outside its own locks, so the
+     * jobspecs of jobs past job.new are compacted there rather than at
+     * once inside jobtap_host_job_new. */
+    bool compact_later;
 };
 
 /* --- Lifecycle --------------------------------------------------------- */
@@ -278,6 +283,11 @@ int jobtap_host_job_update_ex (uint64_t id,
 
 /* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
 int jobtap_host_reprioritize_all (void);
+
+/* Keep the jobspecs of jobs past job.new as compact text (with
+ * ops.compact_later; a no-op otherwise).  Takes the runtime lock one job
+ * at a time, so submissions are not held up behind a batch. */
+void jobtap_host_compact (void);
 
 /* The job's state (JOBTAP_STATE_*), or -1 with ENOENT for an unknown job.
  * Cheap: for the scheduler's hot paths, where job_info is too much. */

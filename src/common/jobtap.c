@@ -83,6 +83,8 @@ struct job {
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
     int hot_slot;             /* 1 + index in rt.spec_hot, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in spec_hot */
+    struct job *rest_prev, *rest_next; /* waiting for jobtap_host_compact */
+    bool in_rest_queue;
     json_t *eventlog;         /* only if the host keeps eventlogs */
     json_t *end_event;
     json_t *R;
@@ -136,6 +138,7 @@ static struct runtime {
     json_t *inactive_order;   /* ids of inactive jobs, oldest first */
     struct job *spec_hot[SPEC_HOT]; /* jobs whose jobspec tree is kept */
     int spec_hot_next;
+    struct job *rest_head, *rest_tail; /* compact_later: jobs to compact */
 } rt;
 
 static pthread_mutex_t rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -412,11 +415,56 @@ static void job_set_jobspec (struct job *job, json_t *spec, char *text)
         spec_hot_add (job);
 }
 
-/* The job is past job.new: from now on keep its jobspec as text. */
+static void rest_unlink (struct job *job)
+{
+    if (!job->in_rest_queue)
+        return;
+    if (job->rest_prev)
+        job->rest_prev->rest_next = job->rest_next;
+    else
+        rt.rest_head = job->rest_next;
+    if (job->rest_next)
+        job->rest_next->rest_prev = job->rest_prev;
+    else
+        rt.rest_tail = job->rest_prev;
+    job->rest_prev = job->rest_next = NULL;
+    job->in_rest_queue = false;
+}
+
+/* The job is past job.new: from now on keep its jobspec as text, now or,
+ * with ops.compact_later, at the host's next jobtap_host_compact(). */
 static void job_spec_rest (struct job *job)
 {
     job->spec_resting = true;
-    spec_compact (job);
+    if (!rt.ops.compact_later) {
+        spec_compact (job);
+        return;
+    }
+    if (job->in_rest_queue || !job->jobspec)
+        return;
+    job->rest_prev = rt.rest_tail;
+    if (rt.rest_tail)
+        rt.rest_tail->rest_next = job;
+    else
+        rt.rest_head = job;
+    rt.rest_tail = job;
+    job->in_rest_queue = true;
+}
+
+void jobtap_host_compact (void)
+{
+    for (;;) {
+        struct job *job;
+        runtime_lock ();
+        if ((job = rt.rest_head)) {
+            rest_unlink (job);
+            if (!job->hot_slot) /* read again since: the hot set has it */
+                spec_compact (job);
+        }
+        runtime_unlock ();
+        if (!job)
+            break;
+    }
 }
 
 static void job_decref (struct job *job)
@@ -424,6 +472,7 @@ static void job_decref (struct job *job)
     if (job && --job->refcount == 0) {
         int saved_errno = errno;
         prov_unlink (job);
+        rest_unlink (job);
         spec_hot_remove (job);
         job_aux_destroy_all (job);
         while (job->subs) {

@@ -387,6 +387,7 @@ static const struct jobtap_host_ops ops = {
     .release = release_cb,
     .set_priority = set_priority_cb,
     .cancel = cancel_cb,
+    .compact_later = true, /* the agent compacts outside slurmctld's locks */
 };
 
 /* --- Bringing Slurm jobs into the runtime (job write lock held) ------- */
@@ -749,6 +750,7 @@ static void *agent_main (void *arg)
             jobtap_host_reprioritize_all ();
         have_job_write = false;
         unlock_slurmctld (locks);
+        jobtap_host_compact ();
 
         /* Quick passes while accepted submissions wait to be bound (each
          * pass takes the write locks); at most 0.5 s after the last one,

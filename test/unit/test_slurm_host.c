@@ -4,6 +4,7 @@
  * what holding many jobs needs: a growing table, expiry without scans,
  * jobspecs kept compact and read back intact. */
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "internal.h"
@@ -242,6 +243,47 @@ static void test_compact_jobspecs (void)
     jobtap_host_fini ();
 }
 
+/* With ops.compact_later, job.new leaves the tree for the host's
+ * jobtap_host_compact(), which frees it and keeps the text. */
+static void test_compact_later (void)
+{
+    enum { N = 200 };
+    struct jobtap_host_ops o = test_ops;
+    uint64_t token;
+    size_t before, after;
+    json_t *info;
+    const char *comment = NULL;
+
+    o.compact_later = true;
+    ok (jobtap_host_init (&o, NULL) == 0
+            && jobtap_host_load_config (write_config ("later.conf",
+                                                      "[job-manager]\n"),
+                                        &err) == 0,
+        "compact_later: runtime up");
+    for (int id = 1; id <= N; id++) {
+        json_t *js = jobspec_make ("{s:s}", "comment", "kept");
+        jobtap_host_submit (js, 1, 16, 1.0, 0, NULL, &token, &err);
+        jobtap_host_job_new (token, id, 1, 16, 1.0, NULL, &err);
+        json_decref (js);
+    }
+    before = mallinfo2 ().uordblks;
+    jobtap_host_compact ();
+    after = mallinfo2 ().uordblks;
+    if (before == 0) /* valgrind and ASan keep their own heap */
+        diag ("no heap statistics here: compaction not measured");
+    ok (before == 0 || (before > after && before - after > (size_t)N * 500),
+        "jobtap_host_compact frees the trees of %d jobs (%zu bytes)", N,
+        before > after ? before - after : 0);
+    info = jobtap_host_job_info (7);
+    ok (info
+            && json_unpack (info, "{s:{s:{s:{s:s}}}}", "jobspec", "attributes",
+                            "system", "comment", &comment) == 0
+            && !strcmp (comment, "kept"),
+        "... and a compacted jobspec reads back");
+    json_decref (info);
+    jobtap_host_fini ();
+}
+
 int main (void)
 {
     test_restore ();
@@ -249,6 +291,7 @@ int main (void)
     test_many_jobs ();
     test_compact_text ();
     test_compact_jobspecs ();
+    test_compact_later ();
     json_decref (test_log);
     json_decref (test_actions);
     done_testing ();
