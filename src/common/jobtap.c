@@ -60,6 +60,25 @@ struct sub {
     struct sub *next;
 };
 
+/* Jobs in creation order, linked through the jobs themselves, so taking
+ * the oldest or removing one never scans the job table. */
+enum {
+    FIFO_PROV, /* unbound submissions (expired oldest first) */
+    FIFO_REST, /* past job.new, jobspec to compact (ops.compact_later) */
+    NFIFO
+};
+
+struct job;
+struct job_link {
+    struct job *prev, *next;
+    bool linked;
+};
+
+struct job_fifo {
+    struct job *head, *tail;
+    size_t count;
+};
+
 struct qentry {
     json_t *entry;
     struct qentry *next;
@@ -72,8 +91,7 @@ struct job {
     flux_jobid_t id;
     uint64_t token;           /* != 0 while provisional */
     double t_created;
-    struct job *prov_prev, *prov_next; /* unbound submissions, oldest first */
-    bool in_prov;
+    struct job_link link[NFIFO]; /* membership of the runtime's FIFOs */
     uint32_t userid;
     int urgency;
     int64_t priority;
@@ -83,8 +101,6 @@ struct job {
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
     int hot_slot;             /* 1 + index in rt.spec_hot, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in spec_hot */
-    struct job *rest_prev, *rest_next; /* waiting for jobtap_host_compact */
-    bool in_rest_queue;
     json_t *eventlog;         /* only if the host keeps eventlogs */
     json_t *end_event;
     json_t *R;
@@ -126,8 +142,7 @@ static struct runtime {
     struct jt_plugin *plugins;
     struct job **buckets;     /* grows with the number of jobs */
     size_t nbuckets, njobs;
-    struct job *prov_head, *prov_tail; /* unbound submissions, by token */
-    size_t prov_count;
+    struct job_fifo fifo[NFIFO];
     struct job **stack;
     int stack_len, stack_cap;
     char *config_path;
@@ -138,7 +153,6 @@ static struct runtime {
     json_t *inactive_order;   /* ids of inactive jobs, oldest first */
     struct job *spec_hot[SPEC_HOT]; /* jobs whose jobspec tree is kept */
     int spec_hot_next;
-    struct job *rest_head, *rest_tail; /* compact_later: jobs to compact */
 } rt;
 
 static pthread_mutex_t rt_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -312,35 +326,42 @@ static struct job **table_snapshot (int *countp, bool include_provisional);
 
 static void job_aux_destroy_all (struct job *job);
 
-/* Unbound submissions in token (creation) order, so expiring the oldest
- * does not scan the job table. */
-static void prov_link (struct job *job)
+static void fifo_push (int f, struct job *job)
 {
-    job->prov_prev = rt.prov_tail;
-    job->prov_next = NULL;
-    if (rt.prov_tail)
-        rt.prov_tail->prov_next = job;
+    struct job_fifo *q = &rt.fifo[f];
+    struct job_link *l = &job->link[f];
+
+    if (l->linked)
+        return;
+    l->prev = q->tail;
+    l->next = NULL;
+    if (q->tail)
+        q->tail->link[f].next = job;
     else
-        rt.prov_head = job;
-    rt.prov_tail = job;
-    job->in_prov = true;
-    rt.prov_count++;
+        q->head = job;
+    q->tail = job;
+    l->linked = true;
+    q->count++;
 }
 
-static void prov_unlink (struct job *job)
+static void fifo_unlink (int f, struct job *job)
 {
-    if (!job->in_prov)
+    struct job_fifo *q = &rt.fifo[f];
+    struct job_link *l = &job->link[f];
+
+    if (!l->linked)
         return;
-    if (job->prov_prev)
-        job->prov_prev->prov_next = job->prov_next;
+    if (l->prev)
+        l->prev->link[f].next = l->next;
     else
-        rt.prov_head = job->prov_next;
-    if (job->prov_next)
-        job->prov_next->prov_prev = job->prov_prev;
+        q->head = l->next;
+    if (l->next)
+        l->next->link[f].prev = l->prev;
     else
-        rt.prov_tail = job->prov_prev;
-    job->in_prov = false;
-    rt.prov_count--;
+        q->tail = l->prev;
+    l->prev = l->next = NULL;
+    l->linked = false;
+    q->count--;
 }
 
 static struct job *job_incref (struct job *job)
@@ -415,22 +436,6 @@ static void job_set_jobspec (struct job *job, json_t *spec, char *text)
         spec_hot_add (job);
 }
 
-static void rest_unlink (struct job *job)
-{
-    if (!job->in_rest_queue)
-        return;
-    if (job->rest_prev)
-        job->rest_prev->rest_next = job->rest_next;
-    else
-        rt.rest_head = job->rest_next;
-    if (job->rest_next)
-        job->rest_next->rest_prev = job->rest_prev;
-    else
-        rt.rest_tail = job->rest_prev;
-    job->rest_prev = job->rest_next = NULL;
-    job->in_rest_queue = false;
-}
-
 /* The job is past job.new: from now on keep its jobspec as text, now or,
  * with ops.compact_later, at the host's next jobtap_host_compact(). */
 static void job_spec_rest (struct job *job)
@@ -440,15 +445,8 @@ static void job_spec_rest (struct job *job)
         spec_compact (job);
         return;
     }
-    if (job->in_rest_queue || !job->jobspec)
-        return;
-    job->rest_prev = rt.rest_tail;
-    if (rt.rest_tail)
-        rt.rest_tail->rest_next = job;
-    else
-        rt.rest_head = job;
-    rt.rest_tail = job;
-    job->in_rest_queue = true;
+    if (job->jobspec)
+        fifo_push (FIFO_REST, job);
 }
 
 void jobtap_host_compact (void)
@@ -456,8 +454,8 @@ void jobtap_host_compact (void)
     for (;;) {
         struct job *job;
         runtime_lock ();
-        if ((job = rt.rest_head)) {
-            rest_unlink (job);
+        if ((job = rt.fifo[FIFO_REST].head)) {
+            fifo_unlink (FIFO_REST, job);
             if (!job->hot_slot) /* read again since: the hot set has it */
                 spec_compact (job);
         }
@@ -471,8 +469,8 @@ static void job_decref (struct job *job)
 {
     if (job && --job->refcount == 0) {
         int saved_errno = errno;
-        prov_unlink (job);
-        rest_unlink (job);
+        for (int f = 0; f < NFIFO; f++)
+            fifo_unlink (f, job);
         spec_hot_remove (job);
         job_aux_destroy_all (job);
         while (job->subs) {
