@@ -768,6 +768,13 @@ static void test_api (void)
     test_reset ();
     ok (flux_jobtap_event_post_pack (p, 800, "memo", "{s:i}", "n", 1) == 0,
         "post a memo event");
+    ok (flux_jobtap_job_event_posted (p, 800, "memo") == 1,
+        "job_event_posted: a known name posted");
+    ok (flux_jobtap_job_event_posted (p, 800, "my-custom") == 0
+            && flux_jobtap_event_post_pack (p, 800, "my-custom", NULL) == 0
+            && flux_jobtap_job_event_posted (p, 800, "my-custom") == 1
+            && flux_jobtap_job_event_posted (p, 800, "my-other") == 0,
+        "job_event_posted: a custom name, before and after it is posted");
     *api_hookp = NULL;
     flux_plugin_destroy (plain);
     stop ();

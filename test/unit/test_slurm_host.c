@@ -255,6 +255,7 @@ static void test_compact_later (void)
     const char *comment = NULL;
 
     o.compact_later = true;
+    o.keep_eventlog = false;
     ok (jobtap_host_init (&o, NULL) == 0
             && jobtap_host_load_config (write_config ("later.conf",
                                                       "[job-manager]\n"),
@@ -280,6 +281,9 @@ static void test_compact_later (void)
                             "system", "comment", &comment) == 0
             && !strcmp (comment, "kept"),
         "... and a compacted jobspec reads back");
+    ok (info && json_array_size (json_object_get (info, "eventlog")) == 0
+            && json_is_array (json_object_get (info, "eventlog")),
+        "without keep_eventlog, job_info's eventlog is an empty array");
     json_decref (info);
     jobtap_host_fini ();
 }
