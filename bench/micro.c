@@ -216,7 +216,7 @@ static void add_jobs (int n)
 static size_t heap_used (void)
 {
     struct mallinfo2 mi = mallinfo2 ();
-    return mi.uordblks + mi.hblkhd;
+    return mi.uordblks + mi.hblkhd + jobtap_host_json_pool_bytes ();
 }
 
 struct stack {

@@ -17,6 +17,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 mode=${1:?usage: $0 MODE [N] [OUTFILE]} n=${2:-300} outfile=${3:-/tmp/ctld.$1.callgrind}
 
+# The runtime's jansson pool stays off under valgrind unless asked for;
+# the profile is of what slurmctld runs in production.
+export SLURM_JOBTAP_JSON_POOL=${SLURM_JOBTAP_JSON_POOL:-1}
 bench_cluster_start || exit 1
 bench_restart "$mode" defer || { cluster_stop --failed; exit 1; }
 pid=${CLUSTER_PIDS[1]}

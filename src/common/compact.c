@@ -109,6 +109,13 @@ static void put_integer (struct buf *b, json_int_t v)
 
 static void put_real (struct buf *b, double v)
 {
+    /* Whole numbers (durations) as "%.17g" would print them, without
+     * printf's 1.3k instructions; 0.0 goes the slow way for its sign. */
+    if (v != 0. && v > -1e15 && v < 1e15 && v == (double)(long long)v) {
+        put_integer (b, (json_int_t)v);
+        put (b, ".0", 2);
+        return;
+    }
     char tmp[40];
     int n = snprintf (tmp, sizeof (tmp), "%.17g", v);
     if (n <= 0 || n >= (int)sizeof (tmp)) {

@@ -289,6 +289,18 @@ int jobtap_host_reprioritize_all (void);
  * at a time, so submissions are not held up behind a batch. */
 void jobtap_host_compact (void);
 
+/* Jansson blocks allocated on this thread between begin and end come from
+ * the runtime's pool (src/common/jsonpool.c); scopes nest.  Only around
+ * code that builds or parses trees: a json_dumps() string made inside a
+ * scope must not be given to free(), and plugin code must never run
+ * inside one.  Frees need no scope. */
+void jobtap_host_json_pool_begin (void);
+void jobtap_host_json_pool_end (void);
+
+/* Bytes in blocks the pool has handed out and not taken back; 0 when it
+ * is off.  Memory that mallinfo() does not see, for benchmarks and tests. */
+size_t jobtap_host_json_pool_bytes (void);
+
 /* The job's state (JOBTAP_STATE_*), or -1 with ENOENT for an unknown job.
  * Cheap: for the scheduler's hot paths, where job_info is too much. */
 int jobtap_host_job_state (uint64_t id);

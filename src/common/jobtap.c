@@ -412,7 +412,10 @@ static json_t *job_jobspec (struct job *job)
 {
     if (!job->jobspec && job->jobspec_text) {
         json_error_t e;
-        if (!(job->jobspec = json_loads (job->jobspec_text, 0, &e))) {
+        jobtap_host_json_pool_begin ();
+        job->jobspec = json_loads (job->jobspec_text, 0, &e);
+        jobtap_host_json_pool_end ();
+        if (!job->jobspec) {
             runtime_log (LOG_ERR,
                          "jobtap: job %ju: stored jobspec unreadable: %s",
                          (uintmax_t)job->id,
@@ -644,16 +647,19 @@ static int obj_set (json_t *o, const char *key, json_t *v)
     return json_object_set_new_nocheck (o, key, v);
 }
 
-/* A callback's args: IN with the job's fields, OUT empty.  "jobspec" is
- * built only if the plugin reads it: most callbacks after submit
- * (priority, state changes) never do.  Built without pack formats: this
- * runs several times per job. */
-static flux_plugin_arg_t *job_args_create (struct job *job)
+/* A callback's args: IN with the job's fields and those of 'extra' (may
+ * be NULL), OUT empty.  "jobspec" is built only if the plugin reads it:
+ * most callbacks after submit (priority, state changes) never do.  Built
+ * without pack formats: this runs several times per job. */
+static flux_plugin_arg_t *job_args_create_with (struct job *job, json_t *extra)
 {
-    json_t *in = json_object ();
+    json_t *in;
     flux_plugin_arg_t *args;
 
+    jobtap_host_json_pool_begin ();
+    in = json_object ();
     if (!in
+        || (extra && json_object_update (in, extra) < 0)
         || obj_set (in, "id", json_integer ((json_int_t)job->id)) < 0
         || obj_set (in, "userid", json_integer (job->userid)) < 0
         || obj_set (in, "urgency", json_integer (job->urgency)) < 0
@@ -663,10 +669,13 @@ static flux_plugin_arg_t *job_args_create (struct job *job)
         || (job->R && obj_set (in, "R", json_incref (job->R)) < 0)
         || (job->end_event
             && obj_set (in, "end_event", json_incref (job->end_event)) < 0)) {
+        jobtap_host_json_pool_end ();
         json_decref (in);
         return NULL;
     }
-    if (!(args = plugin_arg_create_with (in, json_object ())))
+    args = plugin_arg_create_with (in, json_object ());
+    jobtap_host_json_pool_end ();
+    if (!args)
         return NULL;
     if (plugin_arg_set_lazy (args,
                              "jobspec",
@@ -680,6 +689,29 @@ static flux_plugin_arg_t *job_args_create (struct job *job)
     return args;
 }
 
+static flux_plugin_arg_t *job_args_create (struct job *job)
+{
+    return job_args_create_with (job, NULL);
+}
+
+/* {key1: v1 (borrowed), key2: n}, from the pool: the extra IN fields of
+ * the callbacks made on every state change and update. */
+static json_t *call_fields (const char *key1, json_t *v1, const char *key2,
+                            int n)
+{
+    json_t *o;
+
+    jobtap_host_json_pool_begin ();
+    if ((o = json_object ())
+        && (obj_set (o, key1, json_incref (v1)) < 0
+            || (key2 && obj_set (o, key2, json_integer (n)) < 0))) {
+        json_decref (o);
+        o = NULL;
+    }
+    jobtap_host_json_pool_end ();
+    return o;
+}
+
 /* --- events ------------------------------------------------------------ */
 
 static int event_post (struct job *job, const char *name, json_t *context);
@@ -689,6 +721,29 @@ static int stack_call (struct job *job,
 static int jobtap_call (struct job *job, const char *topic, json_t *in);
 static bool stack_handles (const char *topic);
 static void reprioritize_one (struct job *job, int64_t priority);
+
+/* "job.state.<state>" without formatting: it is looked up on every
+ * state change of every job. */
+static const char *state_topic (int state)
+{
+    switch (state) {
+    case FLUX_JOB_STATE_NEW:
+        return "job.state.new";
+    case FLUX_JOB_STATE_DEPEND:
+        return "job.state.depend";
+    case FLUX_JOB_STATE_PRIORITY:
+        return "job.state.priority";
+    case FLUX_JOB_STATE_SCHED:
+        return "job.state.sched";
+    case FLUX_JOB_STATE_RUN:
+        return "job.state.run";
+    case FLUX_JOB_STATE_CLEANUP:
+        return "job.state.cleanup";
+    case FLUX_JOB_STATE_INACTIVE:
+        return "job.state.inactive";
+    }
+    return "job.state.(unknown)";
+}
 
 static bool queue_has (struct job *job, const char *name)
 {
@@ -743,13 +798,11 @@ static void notify_event (struct job *job, json_t *entry)
         rt.ops.event (job->id, entry, rt.ops_arg);
 }
 
-/* Apply dotted-key updates to a copy of the jobspec; the old object stays
- * intact for callers still holding it (jobspec unchanged during a
- * callback).  A null value deletes the key. */
-/* Apply dotted-key updates to a job's jobspec. Only the objects along
- * each updated path are copied; everything else is shared with the old
- * jobspec, which stays as it was for whoever still holds it. */
-static int jobspec_apply (struct job *job, json_t *updates)
+/* Apply dotted-key updates to a job's jobspec; a null value deletes the
+ * key.  Only the objects along each updated path are copied; everything
+ * else is shared with the old jobspec, which stays as it was for whoever
+ * still holds it (the jobspec is unchanged during a callback). */
+static int jobspec_apply_pooled (struct job *job, json_t *updates)
 {
     json_t *copy = json_copy (job_jobspec (job));
     const char *key;
@@ -788,6 +841,16 @@ static int jobspec_apply (struct job *job, json_t *updates)
 fail:
     json_decref (copy);
     return -1;
+}
+
+static int jobspec_apply (struct job *job, json_t *updates)
+{
+    int rc;
+
+    jobtap_host_json_pool_begin ();
+    rc = jobspec_apply_pooled (job, updates);
+    jobtap_host_json_pool_end ();
+    return rc;
 }
 
 static bool valid_update_key (const char *key)
@@ -904,8 +967,10 @@ static int event_apply (struct job *job, json_t *entry)
     else if (!strcmp (name, "jobspec-update")) {
         if (jobspec_apply (job, context) < 0)
             return -1;
+        jobtap_host_json_pool_begin ();
         if (lazy_object (&job->all_updates))
             json_object_update (job->all_updates, context);
+        jobtap_host_json_pool_end ();
         if (job_is_bound (job) && !job->quiet_update && rt.ops.jobspec_update)
             rt.ops.jobspec_update (job->id, context, rt.ops_arg);
         if (prev_state == FLUX_JOB_STATE_SCHED)
@@ -974,20 +1039,14 @@ static int event_apply (struct job *job, json_t *entry)
         }
     }
     if (!strcmp (name, "jobspec-update") && stack_handles ("job.update")) {
-        json_t *in = json_pack ("{s:O}", "updates", context);
+        json_t *in = call_fields ("updates", context, NULL, 0);
         jobtap_call (job, "job.update", in);
         json_decref (in);
     }
     if (new_state != prev_state) {
-        char topic[64];
-        json_t *in;
-        snprintf (topic,
-                  sizeof (topic),
-                  "job.state.%s",
-                  flux_job_statetostr (new_state, "s"));
+        const char *topic = state_topic (new_state);
         if (stack_handles (topic)) {
-            in = json_pack ("{s:O s:i}", "entry", entry,
-                            "prev_state", prev_state);
+            json_t *in = call_fields ("entry", entry, "prev_state", prev_state);
             jobtap_call (job, topic, in);
             json_decref (in);
         }
@@ -1048,15 +1107,30 @@ static void job_sync_host (struct job *job)
     }
 }
 
+/* An eventlog entry {timestamp, name[, context]}, or NULL (out of memory). */
+static json_t *event_entry (const char *name, json_t *context)
+{
+    json_t *entry;
+
+    jobtap_host_json_pool_begin ();
+    if ((entry = json_object ())
+        && (obj_set (entry, "timestamp", json_real (now ())) < 0
+            || obj_set (entry, "name", json_string (name)) < 0
+            || (context
+                && obj_set (entry, "context", json_incref (context)) < 0))) {
+        json_decref (entry);
+        entry = NULL;
+    }
+    jobtap_host_json_pool_end ();
+    return entry;
+}
+
 static int event_post (struct job *job, const char *name, json_t *context)
 {
     json_t *entry;
     int rc = 0;
 
-    if (!(entry = json_object ())
-        || obj_set (entry, "timestamp", json_real (now ())) < 0
-        || obj_set (entry, "name", json_string (name)) < 0
-        || (context && obj_set (entry, "context", json_incref (context)) < 0))
+    if (!(entry = event_entry (name, context)))
         goto nomem;
     if (job->busy) {
         /* deferred until the current event's callbacks return */
@@ -1218,12 +1292,8 @@ static int jobtap_call (struct job *job, const char *topic, json_t *in)
 
     if (!stack_handles (topic))
         return 0;
-    if (!(args = job_args_create (job)))
+    if (!(args = job_args_create_with (job, in)))
         return -1;
-    if (in && flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_IN, "O", in) < 0) {
-        flux_plugin_arg_destroy (args);
-        return -1;
-    }
     rc = stack_call (job, topic, args);
     if (rc == 0) {
         flux_plugin_arg_destroy (args);
@@ -1316,7 +1386,13 @@ static void reprioritize_one (struct job *job, int64_t priority)
         priority = FLUX_JOB_PRIORITY_MAX;
     if (job->state == FLUX_JOB_STATE_SCHED && priority == job->priority)
         return;
-    json_t *ctx = json_pack ("{s:I}", "priority", (json_int_t)priority);
+    jobtap_host_json_pool_begin ();
+    json_t *ctx = json_object ();
+    if (ctx && obj_set (ctx, "priority", json_integer (priority)) < 0) {
+        json_decref (ctx);
+        ctx = NULL;
+    }
+    jobtap_host_json_pool_end ();
     event_post (job, "priority", ctx);
     json_decref (ctx);
 }
@@ -1973,18 +2049,22 @@ int flux_jobtap_jobspec_update_pack (flux_plugin_t *p, const char *fmt, ...)
         errno = EINVAL;
         goto out;
     }
+    jobtap_host_json_pool_begin ();
     va_start (ap, fmt);
     o = json_vpack_ex (&err, 0, fmt, ap);
     va_end (ap);
-    if (!o || validate_updates (o) < 0) {
+    if (o && validate_updates (o) == 0) {
+        if (!job->pending_updates)
+            job->pending_updates = json_incref (o);
+        else
+            json_object_update (job->pending_updates, o);
+        rc = 0;
+    }
+    jobtap_host_json_pool_end ();
+    if (rc < 0) {
         errno = EINVAL;
         goto out;
     }
-    if (!job->pending_updates)
-        job->pending_updates = json_incref (o);
-    else
-        json_object_update (job->pending_updates, o);
-    rc = 0;
 out:
     json_decref (o);
     runtime_unlock ();

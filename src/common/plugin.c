@@ -18,6 +18,7 @@
 #include <flux/core.h>
 
 #include "aux.h"
+#include "host.h"
 #include "internal.h"
 
 struct handler {
@@ -452,12 +453,14 @@ void plugin_arg_resolve (flux_plugin_arg_t *args)
 
     if (!args || !args->lazy_get)
         return;
+    jobtap_host_json_pool_begin (); /* lazy_get only builds or parses */
     o = args->lazy_get (args->lazy_arg);
     if (o && json_is_object (args->in)
         && !json_object_get (args->in, args->lazy_key))
         json_object_set_new (args->in, args->lazy_key, o);
     else
         json_decref (o);
+    jobtap_host_json_pool_end ();
     arg_lazy_clear (args);
 }
 

@@ -15,6 +15,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "host.h"
 #include "jobspec.h"
 
 #define URGENCY_HOLD 0
@@ -441,11 +442,20 @@ static json_t *build (const struct job_fields *f)
     return spec;
 }
 
+/* build() only makes a tree: its blocks may come from the runtime's pool. */
+static json_t *build_pooled (const struct job_fields *f)
+{
+    jobtap_host_json_pool_begin ();
+    json_t *spec = build (f);
+    jobtap_host_json_pool_end ();
+    return spec;
+}
+
 json_t *jobspec_from_desc (const job_desc_msg_t *desc)
 {
     struct job_fields f;
     fields_from_desc (desc, &f);
-    json_t *spec = build (&f);
+    json_t *spec = build_pooled (&f);
     xfree (f.dependency);
     return spec;
 }
@@ -454,7 +464,7 @@ json_t *jobspec_from_record (const job_record_t *job)
 {
     struct job_fields f;
     fields_from_record (job, &f);
-    json_t *spec = build (&f);
+    json_t *spec = build_pooled (&f);
     xfree (f.dependency);
     return spec;
 }

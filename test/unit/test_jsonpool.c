@@ -1,0 +1,190 @@
+/* The runtime's jansson pool (src/common/jsonpool.c): blocks made inside a
+ * scope come from the pool, everything else from malloc, and code outside
+ * the runtime can keep freeing json_dumps() strings with free(). */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "host.h"
+#include "tap.h"
+
+#ifdef HAVE_VALGRIND_H
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+/* What the library's constructor should have decided for this process. */
+static bool pool_expected (void)
+{
+    const char *env = getenv ("SLURM_JOBTAP_JSON_POOL");
+    if (env && *env)
+        return strcmp (env, "0") != 0;
+#if defined(__SANITIZE_ADDRESS__)
+    return false;
+#else
+    return !RUNNING_ON_VALGRIND;
+#endif
+}
+
+static json_t *make_tree (void)
+{
+    return json_pack ("{s:i s:s s:[i,i,{s:f}]}", "a", 1, "b", "text", "c", 1,
+                      2, "d", 1.5);
+}
+
+static void test_scopes (void)
+{
+    size_t base = jobtap_host_json_pool_bytes ();
+    json_t *outside = make_tree ();
+
+    ok (jobtap_host_json_pool_bytes () == base,
+        "blocks made outside a scope do not come from the pool");
+
+    jobtap_host_json_pool_begin ();
+    jobtap_host_json_pool_begin ();
+    json_t *inside = make_tree ();
+    jobtap_host_json_pool_end ();
+    json_t *still = json_string ("nested scope still open");
+    jobtap_host_json_pool_end ();
+    size_t held = jobtap_host_json_pool_bytes ();
+
+    ok (held > base, "blocks made inside a scope come from the pool (%zu bytes)",
+        held - base);
+    ok (json_equal (inside, outside), "a pooled tree equals the same tree from malloc");
+    json_object_set_new (outside, "pooled", json_incref (inside));
+    json_decref (inside);
+    json_decref (still);
+    ok (jobtap_host_json_pool_bytes () < held,
+        "freeing a pooled block gives it back");
+    json_decref (outside); /* frees the malloc tree and the pooled one in it */
+    ok (jobtap_host_json_pool_bytes () == base,
+        "a malloc tree holding a pooled one frees both (pool back to %zu)", base);
+
+    /* What plugins do: json_dumps() outside a scope, then free(). */
+    json_t *o = json_pack ("{s:s}", "x", "y");
+    char *s = json_dumps (o, 0);
+    free (s);
+    json_decref (o);
+    ok (true, "a json_dumps() string made outside a scope goes to free()");
+}
+
+static void test_big_blocks (void)
+{
+    size_t base = jobtap_host_json_pool_bytes ();
+    char big[1024];
+
+    memset (big, 'x', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    jobtap_host_json_pool_begin ();
+    json_t *s = json_string (big);
+    jobtap_host_json_pool_end ();
+    ok (s && strlen (json_string_value (s)) == sizeof (big) - 1
+            && jobtap_host_json_pool_bytes () - base < sizeof (big),
+        "a block over the largest class comes from malloc, even in a scope");
+    json_decref (s);
+    ok (jobtap_host_json_pool_bytes () == base, "... and is freed there");
+}
+
+#define THREADS 4
+#define ROUNDS 20000
+
+/* Each thread builds trees in scopes and hands every other one to the
+ * next thread to free, as slurmctld's RPC threads and our agent do. */
+static json_t *handoff[THREADS];
+static pthread_mutex_t handoff_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *churn (void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        jobtap_host_json_pool_begin ();
+        json_t *t = make_tree ();
+        jobtap_host_json_pool_end ();
+        if (i % 2) {
+            json_decref (t);
+            continue;
+        }
+        pthread_mutex_lock (&handoff_lock);
+        json_t *old = handoff[(me + 1) % THREADS];
+        handoff[(me + 1) % THREADS] = t;
+        pthread_mutex_unlock (&handoff_lock);
+        json_decref (old);
+    }
+    return NULL;
+}
+
+static void test_threads (void)
+{
+    size_t base = jobtap_host_json_pool_bytes ();
+    pthread_t t[THREADS];
+
+    for (int i = 0; i < THREADS; i++)
+        pthread_create (&t[i], NULL, churn, (void *)(intptr_t)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join (t[i], NULL);
+    for (int i = 0; i < THREADS; i++)
+        json_decref (handoff[i]);
+    ok (jobtap_host_json_pool_bytes () == base,
+        "%d threads allocating and freeing each other's blocks leave the "
+        "pool balanced", THREADS);
+}
+
+/* The switch is read when the library loads: check it in a fresh process. */
+static void test_switch_off (const char *self)
+{
+    pid_t pid = fork ();
+    if (pid == 0) {
+        setenv ("SLURM_JOBTAP_JSON_POOL", "0", 1);
+        setenv ("JSONPOOL_TEST_CHILD", "1", 1);
+        execl (self, self, (char *)NULL);
+        _exit (127);
+    }
+    int status = 0;
+    waitpid (pid, &status, 0);
+    ok (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+        "SLURM_JOBTAP_JSON_POOL=0: scoped blocks come from malloc");
+}
+
+static int child_main (void)
+{
+    jobtap_host_json_pool_begin ();
+    json_t *t = make_tree ();
+    jobtap_host_json_pool_end ();
+    int rc = jobtap_host_json_pool_bytes () == 0 ? 0 : 1;
+    json_decref (t);
+    return rc;
+}
+
+int main (int argc, char *argv[])
+{
+    (void)argc;
+    if (getenv ("JSONPOOL_TEST_CHILD"))
+        return child_main ();
+
+    size_t probe;
+    jobtap_host_json_pool_begin ();
+    json_t *t = json_object ();
+    jobtap_host_json_pool_end ();
+    probe = jobtap_host_json_pool_bytes ();
+    json_decref (t);
+
+    ok ((probe > 0) == pool_expected (),
+        "the pool is %s, as expected here", probe > 0 ? "on" : "off");
+    if (probe > 0) {
+        test_scopes ();
+        test_big_blocks ();
+    }
+    else
+        diag ("pool off (valgrind or a sanitizer build): only the switch is tested");
+    test_threads ();
+    test_switch_off (argv[0]);
+    done_testing ();
+    return 0;
+}
