@@ -298,10 +298,11 @@ static json_t *constraints (const char *features)
     return json_pack ("{s:o}", "properties", props);
 }
 
+/* Keys here are our literals (no UTF-8 check); values are the user's. */
 static void set_str (json_t *o, const char *key, const char *s)
 {
     if (s && s[0])
-        json_object_set_new (o, key, json_string (s));
+        json_object_set_new_nocheck (o, key, json_string (s));
 }
 
 /* The jobspec is built once per submission inside slurmctld's locks, so
