@@ -27,6 +27,8 @@ for f in "$BENCH_CLIENT" "$BENCH_PLUGIN"; do
 	[ -e "$f" ] || { bench_say "$f missing: ninja -C build"; exit 1; }
 done
 
+# A file of samples is this run's alone: summarize.py reads every line.
+[ "$out" = /dev/stdout ] || : >"$out" || exit 1
 bench_cluster_start $((jobs * 2 + 1000)) || exit 1
 # Rotate the mode order each repetition so no mode always follows another.
 read -r -a order <<<"$modes"

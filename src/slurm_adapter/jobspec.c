@@ -443,20 +443,16 @@ static json_t *build (const struct job_fields *f)
     return spec;
 }
 
-/* build() only makes a tree: its blocks may come from the runtime's pool. */
-static json_t *build_pooled (const struct job_fields *f)
-{
-    jobtap_host_json_pool_begin ();
-    json_t *spec = build (f);
-    jobtap_host_json_pool_end ();
-    return spec;
-}
-
+/* At submit, build() only makes a tree: its blocks may come from the
+ * runtime's pool.  Not for records: a restart replays every job at once,
+ * and the pool would keep that peak for good. */
 json_t *jobspec_from_desc (const job_desc_msg_t *desc)
 {
     struct job_fields f;
     fields_from_desc (desc, &f);
-    json_t *spec = build_pooled (&f);
+    jobtap_host_json_pool_begin ();
+    json_t *spec = build (&f);
+    jobtap_host_json_pool_end ();
     xfree (f.dependency);
     return spec;
 }
@@ -465,7 +461,7 @@ json_t *jobspec_from_record (const job_record_t *job)
 {
     struct job_fields f;
     fields_from_record (job, &f);
-    json_t *spec = build_pooled (&f);
+    json_t *spec = build (&f);
     xfree (f.dependency);
     return spec;
 }
