@@ -659,7 +659,6 @@ static flux_plugin_arg_t *job_args_create_with (struct job *job, json_t *extra)
     jobtap_host_json_pool_begin ();
     in = json_object ();
     if (!in
-        || (extra && json_object_update (in, extra) < 0)
         || obj_set (in, "id", json_integer ((json_int_t)job->id)) < 0
         || obj_set (in, "userid", json_integer (job->userid)) < 0
         || obj_set (in, "urgency", json_integer (job->urgency)) < 0
@@ -668,7 +667,8 @@ static flux_plugin_arg_t *job_args_create_with (struct job *job, json_t *extra)
         || obj_set (in, "t_submit", json_real (job->t_submit)) < 0
         || (job->R && obj_set (in, "R", json_incref (job->R)) < 0)
         || (job->end_event
-            && obj_set (in, "end_event", json_incref (job->end_event)) < 0)) {
+            && obj_set (in, "end_event", json_incref (job->end_event)) < 0)
+        || (extra && json_object_update (in, extra) < 0)) {
         jobtap_host_json_pool_end ();
         json_decref (in);
         return NULL;

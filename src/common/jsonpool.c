@@ -58,8 +58,10 @@ static struct {
     int locked;
 } pool;
 
-/* Scopes open on this thread (initial-exec: no __tls_get_addr call). */
-static __thread unsigned scope_depth __attribute__ ((tls_model ("initial-exec")));
+/* Scopes open on this thread.  The default TLS model: initial-exec would
+ * save a call per scope but can make dlopen of the plugin fail when the
+ * process has no static TLS to spare. */
+static __thread unsigned scope_depth;
 
 static void pool_lock (void)
 {
@@ -150,9 +152,12 @@ static bool pool_wanted (void)
 __attribute__ ((constructor)) static void pool_install (void)
 {
     void *range;
+    json_malloc_t m;
+    json_free_t f;
 
-    if (!pool_wanted ())
-        return;
+    json_get_alloc_funcs (&m, &f);
+    if (!pool_wanted () || m != malloc || f != free)
+        return; /* off, or someone else's hooks: leave them be */
     range = mmap (NULL, POOL_RANGE, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED)
@@ -179,5 +184,6 @@ void jobtap_host_json_pool_begin (void)
 
 void jobtap_host_json_pool_end (void)
 {
-    scope_depth--;
+    if (scope_depth > 0) /* an unmatched end must not open every scope */
+        scope_depth--;
 }
