@@ -423,6 +423,7 @@ static int job_priority_unavailable (lua_State *L)
 
 /* Functions taking an explicit id are shared by jobtap.* (id) and job:*
  * (the current job). */
+
 /* A flux_jobtap_* result the Lua way: true, or nil and the error text
  * (read errno before anything else can change it). */
 static int push_result (lua_State *L, int rc)
@@ -436,6 +437,16 @@ static int push_result (lua_State *L, int rc)
     return 1;
 }
 
+/* The job:* form of an op: where jobtap.* returns nil and the error, the
+ * method raises "what: error".  A failure on the current job is a policy
+ * bug (the runtime matches dependencies by literal id, as Flux). */
+static int method_result (lua_State *L, int nret, const char *what)
+{
+    if (nret == 2)
+        return luaL_error (L, "%s: %s", what, lua_tostring (L, -1));
+    return nret;
+}
+
 static int dep_op (lua_State *L, flux_jobid_t id, int idx, bool add)
 {
     const char *desc = luaL_checkstring (L, idx);
@@ -445,25 +456,16 @@ static int dep_op (lua_State *L, flux_jobid_t id, int idx, bool add)
     return push_result (L, rc);
 }
 
-/* The runtime matches dependencies by literal id (as Flux), and a
- * failure here is a policy bug: raise it. */
-static int job_dep (lua_State *L, bool add)
-{
-    struct jobref *j = check_job (L, 1);
-    if (dep_op (L, job_id (j), 2, add) == 2)
-        return luaL_error (L, "%s_dependency: %s", add ? "add" : "remove",
-                           lua_tostring (L, -1));
-    return 1;
-}
-
 static int job_add_dependency (lua_State *L)
 {
-    return job_dep (L, true);
+    flux_jobid_t id = job_id (check_job (L, 1));
+    return method_result (L, dep_op (L, id, 2, true), "add_dependency");
 }
 
 static int job_remove_dependency (lua_State *L)
 {
-    return job_dep (L, false);
+    flux_jobid_t id = job_id (check_job (L, 1));
+    return method_result (L, dep_op (L, id, 2, false), "remove_dependency");
 }
 
 static flux_jobid_t check_id (lua_State *L, int idx)
@@ -495,10 +497,8 @@ static int raise_op (lua_State *L, flux_jobid_t id, int idx)
 
 static int job_raise (lua_State *L)
 {
-    struct jobref *j = check_job (L, 1);
-    if (raise_op (L, job_id (j), 2) == 2)
-        return luaL_error (L, "raise: %s", lua_tostring (L, -1));
-    return 1;
+    flux_jobid_t id = job_id (check_job (L, 1));
+    return method_result (L, raise_op (L, id, 2), "raise");
 }
 
 static int l_raise (lua_State *L)
@@ -525,10 +525,8 @@ static int post_op (lua_State *L, flux_jobid_t id, int idx)
 
 static int job_post_event (lua_State *L)
 {
-    struct jobref *j = check_job (L, 1);
-    if (post_op (L, job_id (j), 2) == 2)
-        return luaL_error (L, "post_event: %s", lua_tostring (L, -1));
-    return 1;
+    flux_jobid_t id = job_id (check_job (L, 1));
+    return method_result (L, post_op (L, id, 2), "post_event");
 }
 
 static int l_post_event (lua_State *L)

@@ -172,6 +172,7 @@ static void test_priority_deps (void)
         "end)\n"
         "jobtap.on ('job.state.priority', function (job)\n"
         "  if job.name == 'unavail' then job:priority_unavailable () end\n"
+        "  if job.name == 'late' then job:add_dependency ('too-late') end\n"
         "end)\n"
         "jobtap.on ('job.new', function (job)\n"
         "  if job.name == 'go' then\n"
@@ -214,6 +215,12 @@ static void test_priority_deps (void)
     r = submit (js_named ("raise"), 16, NULL);
     snprintf (want, sizeof (want), "cancel %ju policy bad job", (uintmax_t)r);
     like (actions (), want, "raise with severity 0 cancels the job");
+    test_reset ();
+    submit (js_named ("late"), 16, NULL);
+    ok (log_find ("job.state.priority: job [0-9]+: .*add_dependency: "
+                  "Invalid argument")
+            != NULL,
+        "a job:* method that fails raises \"name: error\" (logged)");
     stop ();
 }
 
