@@ -14,8 +14,9 @@
  *
  *   bench-micro [--quick] [--jobs N]   (N: the large job count, 100000)
  *   bench-micro --profile STACK N [PENDING]
- *       only N submissions through STACK (builtins, c1, c5, lua1) with
- *       PENDING jobs in SCHED, for callgrind --toggle-collect=loop_submit
+ *       N submissions through STACK (builtins, c1, c5, lua1) with
+ *       PENDING jobs in SCHED, then N whole lifecycles, for callgrind
+ *       --toggle-collect=loop_submit (or =jobtap_host_job_new: the agent)
  *
  * Prints "key value unit" lines; bench/run turns them into a table. */
 #include <errno.h>
@@ -284,6 +285,10 @@ int main (int argc, char **argv)
         loop_submit (profile_n);
         printf ("submit_us %s pending=%d %.3f us\n", profile, profile_pending,
                 (now () - t0) * 1e6 / profile_n);
+        t0 = now ();
+        loop_lifecycle (profile_n);
+        printf ("lifecycle_us %s pending=%d %.3f us\n", profile,
+                profile_pending, (now () - t0) * 1e6 / profile_n);
         jobtap_host_fini ();
         return 0;
     }

@@ -22,32 +22,38 @@ struct buf {
     char stack[2048];
 };
 
-static int reserve (struct buf *b, size_t n)
+/* Room for n more bytes and a NUL beyond the stack buffer: rare, so
+ * kept out of line and the common check below stays a compare. */
+static __attribute__ ((noinline)) int grow (struct buf *b, size_t n)
 {
+    size_t cap = b->cap * 2;
+    char *p;
+
     if (b->failed)
         return -1;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap * 2;
-        char *p;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        if (b->data == b->stack) {
-            if ((p = malloc (cap)))
-                memcpy (p, b->data, b->len);
-        }
-        else
-            p = realloc (b->data, cap);
-        if (!p) {
-            b->failed = 1;
-            return -1;
-        }
-        b->data = p;
-        b->cap = cap;
+    while (b->len + n + 1 > cap)
+        cap *= 2;
+    if (b->data == b->stack) {
+        if ((p = malloc (cap)))
+            memcpy (p, b->data, b->len);
     }
+    else
+        p = realloc (b->data, cap);
+    if (!p) {
+        b->failed = 1;
+        return -1;
+    }
+    b->data = p;
+    b->cap = cap;
     return 0;
 }
 
-static void put (struct buf *b, const char *s, size_t n)
+static inline int reserve (struct buf *b, size_t n)
+{
+    return b->len + n + 1 <= b->cap ? 0 : grow (b, n);
+}
+
+static inline void put (struct buf *b, const char *s, size_t n)
 {
     if (reserve (b, n) == 0) {
         memcpy (b->data + b->len, s, n);
@@ -55,11 +61,16 @@ static void put (struct buf *b, const char *s, size_t n)
     }
 }
 
-static void putc_ (struct buf *b, char c)
+static inline void putc_ (struct buf *b, char c)
 {
     if (reserve (b, 1) == 0)
         b->data[b->len++] = c;
 }
+
+/* Control characters, '"' and '\\': the bytes a JSON string escapes. */
+static const unsigned char needs_escape[256] = {
+    [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
 
 static void put_string (struct buf *b, const char *s, size_t n)
 {
@@ -69,7 +80,7 @@ static void put_string (struct buf *b, const char *s, size_t n)
     putc_ (b, '"');
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (!needs_escape[c])
             continue;
         put (b, s + run, i - run);
         run = i + 1;
@@ -139,11 +150,15 @@ static void put_value (struct buf *b, json_t *o, int depth)
             json_t *v;
             int first = 1;
             putc_ (b, '{');
-            json_object_foreach (o, k, v) {
+            void *it;
+            for (it = json_object_iter (o); it;
+                 it = json_object_iter_next (o, it)) {
+                k = json_object_iter_key (it);
+                v = json_object_iter_value (it);
                 if (!first)
                     putc_ (b, ',');
                 first = 0;
-                put_string (b, k, strlen (k));
+                put_string (b, k, json_object_iter_key_len (it));
                 putc_ (b, ':');
                 put_value (b, v, depth + 1);
             }

@@ -313,6 +313,38 @@ static void test_priority (void)
     stop ();
 }
 
+/* Builtins only: the runtime answers for .priority-default itself
+ * (priority = urgency) and must give what the plugin's call would. */
+static void test_default_priority (void)
+{
+    json_t *o;
+    char *events;
+
+    start ("");
+    ok (new_job (500, jobspec_make (NULL), 16) == 0 && prio (500) == 16,
+        "builtins only: priority = urgency");
+    ok (new_job (501, jobspec_make (NULL), 0) == 0 && prio (501) == 0,
+        "urgency 0 gives priority 0");
+    ok (new_job (502, jobspec_make (NULL), 31) == 0
+            && prio (502) == 4294967295LL,
+        "urgency 31 gives the maximum");
+    is_actions ("priority 500 16; priority 501 0; priority 502 4294967295",
+                "... all reported");
+    o = jobtap_host_job_info (500);
+    events = json_dumps (json_object_get (o, "eventlog"), JSON_COMPACT);
+    like (events, "\"name\":\"priority\",\"context\":\\{\"priority\":16\\}",
+          "... the eventlog has the priority event");
+    isint (state (500), JOBTAP_STATE_SCHED, "... the job is in SCHED");
+    free (events);
+    json_decref (o);
+    ok (jobtap_host_job_urgency (500, 20) == 0 && prio (500) == 20,
+        "an urgency change gives the new priority");
+    is_actions ("priority 500 20", "... reported");
+    ok (jobtap_host_reprioritize_all () == 0, "reprioritize_all");
+    is_actions ("", "... nothing changed, nothing reported");
+    stop ();
+}
+
 static void test_aux_lifetime (void)
 {
     uint64_t token = 0;
@@ -854,6 +886,7 @@ int main (void)
     test_reject ();
     test_dependency ();
     test_priority ();
+    test_default_priority ();
     test_aux_lifetime ();
     test_updates ();
     test_exception ();
