@@ -82,6 +82,11 @@ struct jobref {
     flux_plugin_arg_t *args;
     bool valid;
     bool rejected;
+    /* Borrowed from args, read once per callback: each unpack costs
+     * more than the reads it serves, and nothing replaces these members
+     * while the callback runs. */
+    bool have_id, have_jobspec;
+    json_t *id, *jobspec;
 };
 
 static int null_sentinel;   /* address is jobtap.null */
@@ -362,13 +367,32 @@ static const char *state_name (json_int_t state)
 
 /* One key of the callback's args (borrowed), or NULL.  Keys are read one
  * at a time: the runtime builds "jobspec" only for callbacks that ask. */
-static json_t *job_arg (struct jobref *j, const char *key)
+static json_t *job_arg_fetch (struct jobref *j, const char *key)
 {
     json_t *v = NULL;
     if (flux_plugin_arg_unpack (j->args, FLUX_PLUGIN_ARG_IN, "{s?o}", key, &v)
         < 0)
         return NULL;
     return v;
+}
+
+static json_t *job_arg (struct jobref *j, const char *key)
+{
+    if (!strcmp (key, "id")) {
+        if (!j->have_id) {
+            j->id = job_arg_fetch (j, key);
+            j->have_id = true;
+        }
+        return j->id;
+    }
+    if (!strcmp (key, "jobspec")) {
+        if (!j->have_jobspec) {
+            j->jobspec = job_arg_fetch (j, key);
+            j->have_jobspec = true;
+        }
+        return j->jobspec;
+    }
+    return job_arg_fetch (j, key);
 }
 
 static flux_jobid_t job_id (struct jobref *j)
@@ -659,21 +683,59 @@ static const luaL_Reg job_methods[] = {
     { NULL, NULL },
 };
 
-/* __index: methods, then cached values, then the callback's args
- * (converted on first access), then computed fields from the prelude. */
+/* Job fields that are one jobspec node, read here rather than through
+ * the prelude's Lua functions (which cost several times the read). */
+static const struct spec_field {
+    const char *name;
+    const char *path[4]; /* object keys from the jobspec's root */
+    bool zero_default;   /* 0 when absent, else nil */
+} spec_fields[] = {
+    { "duration", { "attributes", "system", "duration" }, true },
+    { "queue", { "attributes", "system", "queue" }, false },
+    { "bank", { "attributes", "system", "bank" }, false },
+    { "project", { "attributes", "system", "project" }, false },
+    { "cwd", { "attributes", "system", "cwd" }, false },
+    { "name", { "attributes", "system", "job", "name" }, false },
+};
+
+static const struct spec_field *spec_field (const char *key)
+{
+    for (size_t i = 0; i < sizeof (spec_fields) / sizeof (spec_fields[0]);
+         i++)
+        if (!strcmp (key, spec_fields[i].name))
+            return &spec_fields[i];
+    return NULL;
+}
+
+static void push_spec_field (lua_State *L, struct jobref *j,
+                             const struct spec_field *f)
+{
+    json_t *o = job_arg (j, "jobspec");
+    for (size_t i = 0; o && i < 4 && f->path[i]; i++)
+        o = json_object_get (o, f->path[i]);
+    if (o)
+        push_json (L, o, 0);
+    else if (f->zero_default)
+        lua_pushinteger (L, 0);
+    else
+        lua_pushnil (L);
+}
+
+/* __index: methods (upvalue 1), then cached values, then jobspec fields,
+ * then the callback's args (converted on first access), then computed
+ * fields from the prelude (upvalue 2).  No args key is a jobspec field's
+ * name. */
 static int job_index (lua_State *L)
 {
     struct jobref *j = luaL_checkudata (L, 1, JOB_MT);
     const char *key = luaL_checkstring (L, 2);
+    const struct spec_field *f;
 
-    lua_getfield (L, LUA_REGISTRYINDEX, "jobtap.job_methods");
-    lua_getfield (L, -1, key);
-    if (!lua_isnil (L, -1))
+    if (lua_getfield (L, lua_upvalueindex (1), key) != LUA_TNIL)
         return 1;
-    lua_pop (L, 2);
+    lua_pop (L, 1);
     lua_getiuservalue (L, 1, 1); /* cache */
-    lua_getfield (L, -1, key);
-    if (!lua_isnil (L, -1))
+    if (lua_getfield (L, -1, key) != LUA_TNIL)
         return 1;
     lua_pop (L, 1);
     if (!j->valid)
@@ -682,8 +744,10 @@ static int job_index (lua_State *L)
         push_jobdata (L, j);
         return 1;
     }
-    json_t *v = job_arg (j, key);
-    if (v) {
+    json_t *v;
+    if ((f = spec_field (key)))
+        push_spec_field (L, j, f);
+    else if ((v = job_arg (j, key))) {
         if (!strcmp (key, "state") && json_is_integer (v))
             lua_pushstring (L, state_name (json_integer_value (v)));
         else
@@ -691,10 +755,7 @@ static int job_index (lua_State *L)
     }
     else {
         /* computed field: jobtap.fields[key](job) */
-        lua_getfield (L, LUA_REGISTRYINDEX, "jobtap.fields");
-        lua_getfield (L, -1, key);
-        lua_remove (L, -2);
-        if (lua_isnil (L, -1))
+        if (lua_getfield (L, lua_upvalueindex (2), key) == LUA_TNIL)
             return 1;
         lua_pushvalue (L, 1);
         lua_call (L, 1, 1);
@@ -728,7 +789,7 @@ static struct jobref *push_job (lua_State *L,
     j->args = args;
     j->valid = true;
     luaL_setmetatable (L, JOB_MT);
-    lua_newtable (L);
+    lua_createtable (L, 0, 4); /* the field cache: room for a few */
     lua_setiuservalue (L, -2, 1);
     return j;
 }
@@ -1266,20 +1327,21 @@ static struct policy *policy_create (struct host *h,
     sandbox (h, L);
     luaL_newmetatable (L, ARRAY_MT);
     lua_pop (L, 1);
+    luaL_newlib (L, job_methods);
+    lua_newtable (L);
+    lua_pushvalue (L, -1);
+    lua_setfield (L, LUA_REGISTRYINDEX, "jobtap.fields");
     luaL_newmetatable (L, JOB_MT);
-    lua_pushcfunction (L, job_index);
+    lua_rotate (L, -3, 1); /* metatable, methods, fields */
+    lua_pushcclosure (L, job_index, 2);
     lua_setfield (L, -2, "__index");
     lua_pushcfunction (L, job_newindex);
     lua_setfield (L, -2, "__newindex");
     lua_pushcfunction (L, job_tostring);
     lua_setfield (L, -2, "__tostring");
     lua_pop (L, 1);
-    luaL_newlib (L, job_methods);
-    lua_setfield (L, LUA_REGISTRYINDEX, "jobtap.job_methods");
     lua_newtable (L);
     lua_setfield (L, LUA_REGISTRYINDEX, "jobtap.handlers");
-    lua_newtable (L);
-    lua_setfield (L, LUA_REGISTRYINDEX, "jobtap.fields");
     luaL_requiref (L, "jobtap", open_jobtap, 1);
     lua_pop (L, 1);
     lua_pushcfunction (L, l_print);

@@ -85,14 +85,8 @@ fields.ntasks = function (job)
     local _, n = shape (job)
     return n * (c.per_slot or 1)
 end
-fields.duration = function (job) return system (job, "duration") or 0 end
-fields.queue = function (job) return system (job, "queue") end
-fields.bank = function (job) return system (job, "bank") end
-fields.project = function (job) return system (job, "project") end
-fields.cwd = function (job) return system (job, "cwd") end
-fields.name = function (job)
-    return jget (job, "attributes", "system", "job", "name")
-end
+-- duration, queue, bank, project, cwd and name are single jobspec
+-- scalars, read in C (jobtap-lua.c, spec_fields).
 fields.dependencies = function (job)
     return system (job, "dependencies") or jobtap.array ()
 end

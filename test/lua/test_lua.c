@@ -162,6 +162,35 @@ static void test_basics (void)
     stop ();
 }
 
+/* The fields read from one jobspec node, with and without the node. */
+static void test_spec_fields (void)
+{
+    const char *lua =
+        "local jobtap = require 'jobtap'\n"
+        "jobtap.on ('job.validate', function (job)\n"
+        "  jobtap.log_info ('fields %s %s %s %s %s %s %s', tostring (job.name),\n"
+        "    tostring (job.duration), tostring (job.queue),\n"
+        "    tostring (job.bank), tostring (job.project), tostring (job.cwd),\n"
+        "    tostring (job.duration == job.duration))\n"
+        "end)\n";
+
+    ok (start ("fields.lua", lua, NULL) == 0, "fields policy loads: %s",
+        err.text);
+    ok (submit (jobspec_make ("{s:{s:s} s:f s:s s:s s:s s:s}", "job", "name",
+                              "full", "duration", 90.5, "queue", "short",
+                              "bank", "b1", "project", "p1", "cwd", "/tmp"),
+                16, NULL) != 0,
+        "a job with every field is accepted");
+    ok (log_find ("fields.lua: fields full 90.5 short b1 p1 /tmp true")
+            != NULL,
+        "name, duration, queue, bank, project and cwd read from the jobspec");
+    ok (submit (jobspec_make (NULL), 16, NULL) != 0,
+        "a job with none of them is accepted");
+    ok (log_find ("fields.lua: fields nil 0 nil nil nil nil true") != NULL,
+        "... duration is 0 when absent, the others nil");
+    stop ();
+}
+
 static void test_priority_deps (void)
 {
     const char *lua =
@@ -383,6 +412,7 @@ static void test_reload (void)
 int main (void)
 {
     test_basics ();
+    test_spec_fields ();
     test_priority_deps ();
     test_errors ();
     test_reload ();
