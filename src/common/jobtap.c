@@ -651,7 +651,17 @@ static int obj_set (json_t *o, const char *key, json_t *v)
  * be NULL), OUT empty.  "jobspec" is built only if the plugin reads it:
  * most callbacks after submit (priority, state changes) never do.  Built
  * without pack formats: this runs several times per job. */
+static flux_plugin_arg_t *job_args_create_out (struct job *job, json_t *extra,
+                                              json_t *out);
+
 static flux_plugin_arg_t *job_args_create_with (struct job *job, json_t *extra)
+{
+    return job_args_create_out (job, extra, NULL);
+}
+
+/* The same with OUT set to 'out' (stolen; NULL: empty). */
+static flux_plugin_arg_t *job_args_create_out (struct job *job, json_t *extra,
+                                              json_t *out)
 {
     json_t *in;
     flux_plugin_arg_t *args;
@@ -671,9 +681,10 @@ static flux_plugin_arg_t *job_args_create_with (struct job *job, json_t *extra)
         || (extra && json_object_update (in, extra) < 0)) {
         jobtap_host_json_pool_end ();
         json_decref (in);
+        json_decref (out);
         return NULL;
     }
-    args = plugin_arg_create_with (in, json_object ());
+    args = plugin_arg_create_with (in, out ? out : json_object ());
     jobtap_host_json_pool_end ();
     if (!args)
         return NULL;
@@ -720,7 +731,9 @@ static int stack_call (struct job *job,
                        flux_plugin_arg_t *args);
 static int jobtap_call (struct job *job, const char *topic, json_t *in);
 static bool stack_handles (const char *topic);
-static bool priority_is_default (const char *topic);
+static struct jt_plugin *default_priority (const char *topic, bool *alone);
+static flux_plugin_arg_t *priority_args (struct job *job, json_t *in,
+                                         struct jt_plugin *builtin);
 static void reprioritize_one (struct job *job, int64_t priority);
 
 /* "job.state.<state>" without formatting: it is looked up on every
@@ -1046,8 +1059,9 @@ static int event_apply (struct job *job, json_t *entry)
     }
     if (new_state != prev_state) {
         const char *topic = state_topic (new_state);
+        bool alone = false;
         if (new_state == FLUX_JOB_STATE_PRIORITY
-            && priority_is_default (topic))
+            && default_priority (topic, &alone) && alone)
             reprioritize_one (job, job->urgency);
         else if (stack_handles (topic)) {
             json_t *in = call_fields ("entry", entry, "prev_state", prev_state);
@@ -1214,22 +1228,48 @@ static bool stack_handles (const char *topic)
     return false;
 }
 
-/* True when the builtin .priority-default is the one loaded plugin with
- * a handler for 'topic'.  Its answer is always priority = urgency, so the
- * runtime applies that itself and skips building args for the call: it
- * was half of what job.new cost per job, and most of a reprioritize. */
-static bool priority_is_default (const char *topic)
+/* The builtin .priority-default always answers priority = urgency.  When
+ * it is loaded and the first plugin with a handler for 'topic', it is
+ * returned and the runtime gives that answer itself: OUT priority is set
+ * before the stack call, which skips the builtin.  *alone: no other
+ * plugin handles the topic, so no args are needed at all (that was half
+ * of job.new's cost, and most of a reprioritize). */
+static struct jt_plugin *default_priority (const char *topic, bool *alone)
 {
-    struct jt_plugin *only = NULL;
+    struct jt_plugin *first = NULL;
+    int n = 0;
     for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next) {
         if (is_loaded (jt) && plugin_has_handler (jt->p, topic)) {
-            if (only)
-                return false;
-            only = jt;
+            if (!first)
+                first = jt;
+            n++;
         }
     }
-    return only && !only->path
-           && !strcmp (only->list_name, ".priority-default");
+    if (!first || first->path
+        || strcmp (first->list_name, ".priority-default") != 0)
+        return NULL;
+    *alone = n == 1;
+    return first;
+}
+
+/* Args for a priority topic: OUT already holds the builtin's answer when
+ * 'builtin' (from default_priority) is set. */
+static flux_plugin_arg_t *priority_args (struct job *job, json_t *in,
+                                         struct jt_plugin *builtin)
+{
+    json_t *out = NULL;
+    if (builtin) {
+        jobtap_host_json_pool_begin ();
+        if ((out = json_object ())
+            && obj_set (out, "priority", json_integer (job->urgency)) < 0) {
+            json_decref (out);
+            out = NULL;
+        }
+        jobtap_host_json_pool_end ();
+        if (!out)
+            return NULL;
+    }
+    return job_args_create_out (job, in, out);
 }
 
 /* A stack call whose result nobody reads. */
@@ -1245,9 +1285,24 @@ static void stack_notify (struct job *job, const char *topic)
 /* Call 'topic' on every plugin in load order with one shared args
  * object.  Returns the number of plugins that handled it, or -1 at the
  * first failure (OUT args already set stay). */
+static int stack_call_skip (struct job *job,
+                            const char *topic,
+                            flux_plugin_arg_t *args,
+                            struct jt_plugin *skip);
+
 static int stack_call (struct job *job,
                        const char *topic,
                        flux_plugin_arg_t *args)
+{
+    return stack_call_skip (job, topic, args, NULL);
+}
+
+/* The same, counting 'skip' (may be NULL) as handled without calling it:
+ * the caller has put its answer in the args. */
+static int stack_call_skip (struct job *job,
+                            const char *topic,
+                            flux_plugin_arg_t *args,
+                            struct jt_plugin *skip)
 {
     struct jt_plugin **v;
     int n, total = 0;
@@ -1260,6 +1315,10 @@ static int stack_call (struct job *job,
         int rc;
         if (!is_loaded (v[i])) /* removed by an earlier callback */
             continue;
+        if (v[i] == skip) {
+            total++;
+            continue;
+        }
         rc = flux_plugin_call (v[i]->p, topic, args);
         if (job)
             flush_updates (job);
@@ -1312,11 +1371,16 @@ static int jobtap_call (struct job *job, const char *topic, json_t *in)
     json_t *R = NULL;
     int rc;
 
+    struct jt_plugin *builtin = NULL;
+    bool alone;
+
     if (!stack_handles (topic))
         return 0;
-    if (!(args = job_args_create_with (job, in)))
+    if (!strcmp (topic, "job.state.priority"))
+        builtin = default_priority (topic, &alone);
+    if (!(args = priority_args (job, in, builtin)))
         return -1;
-    rc = stack_call (job, topic, args);
+    rc = stack_call_skip (job, topic, args, builtin);
     if (rc == 0) {
         flux_plugin_arg_destroy (args);
         return 0;
@@ -1425,15 +1489,18 @@ static void get_priority (struct job *job)
     json_int_t priority = PRIORITY_UNAVAIL;
     int rc;
 
-    if (priority_is_default ("job.priority.get")) {
+    bool alone = false;
+    struct jt_plugin *builtin = default_priority ("job.priority.get", &alone);
+
+    if (builtin && alone) {
         if (job->urgency != job->priority)
             reprioritize_one (job, job->urgency);
         return;
     }
     if (!stack_handles ("job.priority.get")
-        || !(args = job_args_create (job)))
+        || !(args = priority_args (job, NULL, builtin)))
         return;
-    rc = stack_call (job, "job.priority.get", args);
+    rc = stack_call_skip (job, "job.priority.get", args, builtin);
     if (rc == 0)
         goto out;
     if (rc < 0) {
