@@ -82,6 +82,10 @@ static __thread bool have_job_write;
 /* True inside site_factor_p_set: slurmctld computes the priority itself
  * right after, so set_priority must not call set_job_prio(). */
 static __thread bool in_site_factor_set;
+/* Actions this thread applied to job records: the agent asks for a
+ * scheduler pass after any, or a job released by a plugin during the
+ * sweep would wait for Slurm's next periodic pass (up to a minute). */
+static __thread unsigned applied_here;
 
 enum action_kind { A_HOLD, A_RELEASE, A_PRIORITY, A_CANCEL };
 struct action {
@@ -275,6 +279,7 @@ static void apply (const struct action *a)
     job_record_t *job = find_job_record (a->id);
     if (!job)
         return;
+    applied_here++;
     switch (a->kind) {
     case A_HOLD:
         hold_job (job, a->text);
@@ -739,6 +744,7 @@ static void *agent_main (void *arg)
 
         lock_slurmctld (locks);
         have_job_write = true;
+        applied_here = 0;
         int found = discover_jobs ();
         for (size_t i = 0; i < n; i++)
             apply (&q[i]);
@@ -765,7 +771,7 @@ static void *agent_main (void *arg)
         else if (quick_passes == 0)
             ad.unbound = 0;
         pthread_mutex_unlock (&ad.queue_lock);
-        if (n > 0 || found > 0)
+        if (n > 0 || found > 0 || applied_here > 0)
             queue_job_scheduler ();
         for (size_t i = 0; i < n; i++)
             free (q[i].text);
