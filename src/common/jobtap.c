@@ -648,18 +648,10 @@ static int obj_set (json_t *o, const char *key, json_t *v)
 }
 
 /* A callback's args: IN with the job's fields and those of 'extra' (may
- * be NULL), OUT empty.  "jobspec" is built only if the plugin reads it:
- * most callbacks after submit (priority, state changes) never do.  Built
- * without pack formats: this runs several times per job. */
-static flux_plugin_arg_t *job_args_create_out (struct job *job, json_t *extra,
-                                              json_t *out);
-
-static flux_plugin_arg_t *job_args_create_with (struct job *job, json_t *extra)
-{
-    return job_args_create_out (job, extra, NULL);
-}
-
-/* The same with OUT set to 'out' (stolen; NULL: empty). */
+ * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
+ * the plugin reads it: most callbacks after submit (priority, state
+ * changes) never do.  Built without pack formats: this runs several
+ * times per job. */
 static flux_plugin_arg_t *job_args_create_out (struct job *job, json_t *extra,
                                               json_t *out)
 {
@@ -702,7 +694,23 @@ static flux_plugin_arg_t *job_args_create_out (struct job *job, json_t *extra,
 
 static flux_plugin_arg_t *job_args_create (struct job *job)
 {
-    return job_args_create_with (job, NULL);
+    return job_args_create_out (job, NULL, NULL);
+}
+
+/* {"priority": n} from the pool, or NULL (out of memory): the context of
+ * a priority event and the builtin's answer in OUT args. */
+static json_t *priority_object (json_int_t priority)
+{
+    json_t *o;
+
+    jobtap_host_json_pool_begin ();
+    if ((o = json_object ())
+        && obj_set (o, "priority", json_integer (priority)) < 0) {
+        json_decref (o);
+        o = NULL;
+    }
+    jobtap_host_json_pool_end ();
+    return o;
 }
 
 /* {key1: v1 (borrowed), key2: n}, from the pool: the extra IN fields of
@@ -730,10 +738,10 @@ static int stack_call (struct job *job,
                        const char *topic,
                        flux_plugin_arg_t *args);
 static int jobtap_call (struct job *job, const char *topic, json_t *in);
+static int jobtap_call_handled (struct job *job, const char *topic,
+                                json_t *in, struct jt_plugin *builtin);
 static bool stack_handles (const char *topic);
 static struct jt_plugin *default_priority (const char *topic, bool *alone);
-static flux_plugin_arg_t *priority_args (struct job *job, json_t *in,
-                                         struct jt_plugin *builtin);
 static void reprioritize_one (struct job *job, int64_t priority);
 
 /* "job.state.<state>" without formatting: it is looked up on every
@@ -1054,18 +1062,20 @@ static int event_apply (struct job *job, json_t *entry)
     }
     if (!strcmp (name, "jobspec-update") && stack_handles ("job.update")) {
         json_t *in = call_fields ("updates", context, NULL, 0);
-        jobtap_call (job, "job.update", in);
+        jobtap_call_handled (job, "job.update", in, NULL);
         json_decref (in);
     }
     if (new_state != prev_state) {
         const char *topic = state_topic (new_state);
+        struct jt_plugin *builtin = NULL;
         bool alone = false;
-        if (new_state == FLUX_JOB_STATE_PRIORITY
-            && default_priority (topic, &alone) && alone)
+        if (new_state == FLUX_JOB_STATE_PRIORITY)
+            builtin = default_priority (topic, &alone);
+        if (builtin && alone)
             reprioritize_one (job, job->urgency);
-        else if (stack_handles (topic)) {
+        else if (builtin || stack_handles (topic)) {
             json_t *in = call_fields ("entry", entry, "prev_state", prev_state);
-            jobtap_call (job, topic, in);
+            jobtap_call_handled (job, topic, in, builtin);
             json_decref (in);
         }
 
@@ -1217,15 +1227,32 @@ static struct jt_plugin **plugin_snapshot (int *countp)
     return v;
 }
 
+/* The first loaded plugin (load order) with a handler for 'topic', or
+ * NULL.  With 'count', all of them are counted there; without, the scan
+ * stops at the first. */
+static struct jt_plugin *first_handler (const char *topic, int *count)
+{
+    struct jt_plugin *first = NULL;
+    int n = 0;
+    for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next) {
+        if (is_loaded (jt) && plugin_has_handler (jt->p, topic)) {
+            if (!first)
+                first = jt;
+            n++;
+            if (!count)
+                break;
+        }
+    }
+    if (count)
+        *count = n;
+    return first;
+}
+
 /* Whether any loaded plugin has a handler for 'topic': callers skip
  * building args for the many topics no plugin listens to. */
 static bool stack_handles (const char *topic)
 {
-    for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next) {
-        if (is_loaded (jt) && plugin_has_handler (jt->p, topic))
-            return true;
-    }
-    return false;
+    return first_handler (topic, NULL) != NULL;
 }
 
 /* The builtin .priority-default always answers priority = urgency.  When
@@ -1236,15 +1263,9 @@ static bool stack_handles (const char *topic)
  * of job.new's cost, and most of a reprioritize). */
 static struct jt_plugin *default_priority (const char *topic, bool *alone)
 {
-    struct jt_plugin *first = NULL;
-    int n = 0;
-    for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next) {
-        if (is_loaded (jt) && plugin_has_handler (jt->p, topic)) {
-            if (!first)
-                first = jt;
-            n++;
-        }
-    }
+    int n;
+    struct jt_plugin *first = first_handler (topic, &n);
+
     if (!first || first->path
         || strcmp (first->list_name, ".priority-default") != 0)
         return NULL;
@@ -1258,17 +1279,8 @@ static flux_plugin_arg_t *priority_args (struct job *job, json_t *in,
                                          struct jt_plugin *builtin)
 {
     json_t *out = NULL;
-    if (builtin) {
-        jobtap_host_json_pool_begin ();
-        if ((out = json_object ())
-            && obj_set (out, "priority", json_integer (job->urgency)) < 0) {
-            json_decref (out);
-            out = NULL;
-        }
-        jobtap_host_json_pool_end ();
-        if (!out)
-            return NULL;
-    }
+    if (builtin && !(out = priority_object (job->urgency)))
+        return NULL;
     return job_args_create_out (job, in, out);
 }
 
@@ -1283,22 +1295,10 @@ static void stack_notify (struct job *job, const char *topic)
 }
 
 /* Call 'topic' on every plugin in load order with one shared args
- * object.  Returns the number of plugins that handled it, or -1 at the
- * first failure (OUT args already set stay). */
-static int stack_call_skip (struct job *job,
-                            const char *topic,
-                            flux_plugin_arg_t *args,
-                            struct jt_plugin *skip);
-
-static int stack_call (struct job *job,
-                       const char *topic,
-                       flux_plugin_arg_t *args)
-{
-    return stack_call_skip (job, topic, args, NULL);
-}
-
-/* The same, counting 'skip' (may be NULL) as handled without calling it:
- * the caller has put its answer in the args. */
+ * object, counting 'skip' (may be NULL) as handled without calling it:
+ * the caller has put its answer in the args.  Returns the number of
+ * plugins that handled it, or -1 at the first failure (OUT args already
+ * set stay). */
 static int stack_call_skip (struct job *job,
                             const char *topic,
                             flux_plugin_arg_t *args,
@@ -1338,6 +1338,13 @@ static int stack_call_skip (struct job *job,
     return total;
 }
 
+static int stack_call (struct job *job,
+                       const char *topic,
+                       flux_plugin_arg_t *args)
+{
+    return stack_call_skip (job, topic, args, NULL);
+}
+
 static int raise_exception_internal (struct job *job,
                                      const char *type,
                                      int severity,
@@ -1362,8 +1369,17 @@ static int raise_exception_internal (struct job *job,
     return rc;
 }
 
-/* Stack call plus reading OUT priority, annotations and R. */
 static int jobtap_call (struct job *job, const char *topic, json_t *in)
+{
+    if (!stack_handles (topic))
+        return 0;
+    return jobtap_call_handled (job, topic, in, NULL);
+}
+
+/* Stack call plus reading OUT priority, annotations and R, for a topic
+ * some plugin handles; 'builtin' from default_priority, or NULL. */
+static int jobtap_call_handled (struct job *job, const char *topic,
+                                json_t *in, struct jt_plugin *builtin)
 {
     flux_plugin_arg_t *args;
     json_int_t priority = -1;
@@ -1371,13 +1387,6 @@ static int jobtap_call (struct job *job, const char *topic, json_t *in)
     json_t *R = NULL;
     int rc;
 
-    struct jt_plugin *builtin = NULL;
-    bool alone;
-
-    if (!stack_handles (topic))
-        return 0;
-    if (!strcmp (topic, "job.state.priority"))
-        builtin = default_priority (topic, &alone);
     if (!(args = priority_args (job, in, builtin)))
         return -1;
     rc = stack_call_skip (job, topic, args, builtin);
@@ -1472,13 +1481,7 @@ static void reprioritize_one (struct job *job, int64_t priority)
         priority = FLUX_JOB_PRIORITY_MAX;
     if (job->state == FLUX_JOB_STATE_SCHED && priority == job->priority)
         return;
-    jobtap_host_json_pool_begin ();
-    json_t *ctx = json_object ();
-    if (ctx && obj_set (ctx, "priority", json_integer (priority)) < 0) {
-        json_decref (ctx);
-        ctx = NULL;
-    }
-    jobtap_host_json_pool_end ();
+    json_t *ctx = priority_object (priority);
     event_post (job, "priority", ctx);
     json_decref (ctx);
 }
@@ -1497,7 +1500,7 @@ static void get_priority (struct job *job)
             reprioritize_one (job, job->urgency);
         return;
     }
-    if (!stack_handles ("job.priority.get")
+    if ((!builtin && !stack_handles ("job.priority.get"))
         || !(args = priority_args (job, NULL, builtin)))
         return;
     rc = stack_call_skip (job, "job.priority.get", args, builtin);
