@@ -23,6 +23,23 @@ export TMPDIR=${BENCH_TMPDIR:-/dev/shm}
 
 bench_say() { printf 'bench: %s\n' "$*" >&2; }
 
+# Before a run: the build has what the modes need, and the samples file
+# OUT holds this run's alone (summarize.py reads every line of it).
+bench_begin() {
+	local f out=$1
+	for f in "$BENCH_CLIENT" "$BENCH_PLUGIN"; do
+		[ -e "$f" ] || { bench_say "$f missing: ninja -C build"; return 1; }
+	done
+	[ "$out" = /dev/stdout ] || : >"$out"
+}
+
+# After a run: stop the cluster (keeping its logs if RC says it failed)
+# and exit with RC.
+bench_finish() {
+	if [ "$1" = 0 ]; then cluster_stop; else cluster_stop --failed; fi
+	exit "$1"
+}
+
 # Cluster with two partitions on the one node: "debug" (Slurm's default)
 # and "batch", where the policies send jobs that named none.
 bench_cluster_start() {

@@ -25,8 +25,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# A file of samples is this run's alone: summarize.py reads every line.
-[ "$out" = /dev/stdout ] || : >"$out" || exit 1
+bench_begin "$out" || exit 1
 bench_cluster_start $((preload + jobs * 4 + 2000)) || exit 1
 rc=0
 bench_restart a defer || rc=1
@@ -51,5 +50,4 @@ for ((rep = 1; rep <= reps && rc == 0; rep++)); do
 		done
 	done
 done
-if [ $rc = 0 ]; then cluster_stop; else cluster_stop --failed; fi
-exit $rc
+bench_finish $rc

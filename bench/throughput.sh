@@ -23,12 +23,7 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [--jobs N] [--threads T] [--reps R] [--sched S] [--modes M] [--out FILE]" >&2; exit 2 ;;
 	esac
 done
-for f in "$BENCH_CLIENT" "$BENCH_PLUGIN"; do
-	[ -e "$f" ] || { bench_say "$f missing: ninja -C build"; exit 1; }
-done
-
-# A file of samples is this run's alone: summarize.py reads every line.
-[ "$out" = /dev/stdout ] || : >"$out" || exit 1
+bench_begin "$out" || exit 1
 bench_cluster_start $((jobs * 2 + 1000)) || exit 1
 # Rotate the mode order each repetition so no mode always follows another.
 read -r -a order <<<"$modes"
@@ -44,5 +39,4 @@ for ((rep = 1; rep <= reps; rep++)); do
 		done
 	done
 done
-if [ $rc = 0 ]; then cluster_stop; else cluster_stop --failed; fi
-exit $rc
+bench_finish $rc
