@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # max-running.lua on a real cluster: a user's jobs beyond the limit wait
 # with the reason "jobtap: max-running-jobs" and start one by one as the
-# running ones end (seen at the adapter's 1 s sweep).
+# running ones end (seen at the adapter's sweep, every 3 s here).
 . "$(dirname "$0")/../../lib/tap.sh"
 . "$(dirname "$0")/../../lib/cluster.sh"
 
@@ -13,7 +13,7 @@ plugins = [
   { load = "$ex/max-running.lua", conf = { max-running = 1 } },
 ]
 [slurm-jobtap]
-reprioritize-period = 1
+reprioritize-period = 3
 TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
@@ -32,11 +32,15 @@ is "$(state "$c") $(reason "$c")" "PENDING jobtap: max-running-jobs" "so does th
 like "$(cluster_log)" "lua: max-running.lua: job $b of user 0 waits: 1 jobs running" \
 	"the policy logs why"
 
-cluster_wait_for 30 sh -c "squeue -h -j $b -o %T | grep -q RUNNING"
+# Released at the sweep after the first ends, each starts within seconds:
+# the adapter asks slurmctld for a scheduler pass.  The 3 s sweep lands
+# after the pass slurmctld makes when a job ends, so without that request
+# a released job would wait for the backfill pass, 30 s away.
+cluster_wait_for 12 sh -c "squeue -h -j $b -o %T | grep -q RUNNING"
 is "$(state "$b")" RUNNING "when the first ends, the second runs"
 is "$(state "$a")" COMPLETED "the first completed"
 is "$(state "$c") $(reason "$c")" "PENDING jobtap: max-running-jobs" "the third still waits"
-cluster_wait_for 30 sh -c "squeue -h -j $c -t all -o %T | grep -q COMPLETED"
+cluster_wait_for 12 sh -c "squeue -h -j $c -t all -o %T | grep -q COMPLETED"
 is "$(state "$c")" COMPLETED "and runs after the second"
 is "$(state "$b")" COMPLETED "all three completed"
 
@@ -46,7 +50,7 @@ e=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J e --wrap 'sleep 1')
 f=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J f --wrap 'sleep 1')
 cluster_wait_for 10 sh -c "squeue -h -j $f -o %r | grep -q jobtap"
 scancel "$e"
-cluster_wait_for 30 sh -c "squeue -h -j $f -t all -o %T | grep -q COMPLETED"
+cluster_wait_for 12 sh -c "squeue -h -j $f -t all -o %T | grep -q COMPLETED"
 is "$(state "$f")" COMPLETED "after a waiting job is canceled the next one still runs"
 is "$(state "$e")" CANCELLED "the canceled one never ran"
 
