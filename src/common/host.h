@@ -177,9 +177,9 @@ enum {
  * job_new and jobs_restore are kept the same way.
  *
  * Returns 0 if accepted: *token names the provisional job (for job_new or
- * submit_abort) and *updates (if non-NULL) is a new object of the jobspec
+ * submit_abort) and *updates (if non-NULL) is a reference to the jobspec
  * updates plugins requested (dotted keys -> values), to apply to the
- * scheduler's job.  Returns -1 if rejected, with the user-facing message
+ * scheduler's job; read it, don't change it (it is shared, not copied).  Returns -1 if rejected, with the user-facing message
  * in err (e.g. "rejected by job-manager plugin 'x.so'") and errno set. */
 int jobtap_host_submit (json_t *jobspec,
                         uint32_t userid,

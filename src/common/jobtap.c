@@ -79,10 +79,72 @@ struct job_fifo {
     size_t count;
 };
 
+/* An event on its way through event_post.  Its eventlog entry
+ * {timestamp, name[, context]} is built only when something reads it
+ * (eventlog, subscribers, state callbacks, end_event, the host's event
+ * hook): most events of most jobs are never looked at. */
+struct event {
+    int kind;            /* EV_*, or -1 for names not in known_events[] */
+    const char *name;    /* known_events[kind], else name_copy or borrowed */
+    char *name_copy;     /* owned copy while queued */
+    json_t *context;     /* held; may be NULL */
+    double timestamp;
+    json_t *entry;       /* held once built (event_entry_of) */
+};
+
 struct qentry {
-    json_t *entry;
+    struct event ev;
     struct qentry *next;
 };
+
+/* Event names whose posting a job records in a bit (posted_other holds
+ * the rest), and whose effects event_apply switches on. */
+enum {
+    EV_SUBMIT, EV_VALIDATE, EV_INVALIDATE, EV_DEPEND, EV_PRIORITY,
+    EV_URGENCY, EV_ALLOC, EV_FREE, EV_START, EV_RELEASE, EV_FINISH,
+    EV_CLEAN, EV_EXCEPTION, EV_DEPENDENCY_ADD, EV_DEPENDENCY_REMOVE,
+    EV_JOBSPEC_UPDATE, EV_SET_FLAGS, EV_PROLOG_START, EV_PROLOG_FINISH,
+    EV_EPILOG_START, EV_EPILOG_FINISH, EV_ANNOTATIONS, EV_MEMO,
+    EV_FLUX_RESTART, EV_RESOURCE_UPDATE, EV_DEBUG,
+    EV_NKNOWN
+};
+
+static const char *const known_events[EV_NKNOWN] = {
+    [EV_SUBMIT] = "submit",
+    [EV_VALIDATE] = "validate",
+    [EV_INVALIDATE] = "invalidate",
+    [EV_DEPEND] = "depend",
+    [EV_PRIORITY] = "priority",
+    [EV_URGENCY] = "urgency",
+    [EV_ALLOC] = "alloc",
+    [EV_FREE] = "free",
+    [EV_START] = "start",
+    [EV_RELEASE] = "release",
+    [EV_FINISH] = "finish",
+    [EV_CLEAN] = "clean",
+    [EV_EXCEPTION] = "exception",
+    [EV_DEPENDENCY_ADD] = "dependency-add",
+    [EV_DEPENDENCY_REMOVE] = "dependency-remove",
+    [EV_JOBSPEC_UPDATE] = "jobspec-update",
+    [EV_SET_FLAGS] = "set-flags",
+    [EV_PROLOG_START] = "prolog-start",
+    [EV_PROLOG_FINISH] = "prolog-finish",
+    [EV_EPILOG_START] = "epilog-start",
+    [EV_EPILOG_FINISH] = "epilog-finish",
+    [EV_ANNOTATIONS] = "annotations",
+    [EV_MEMO] = "memo",
+    [EV_FLUX_RESTART] = "flux-restart",
+    [EV_RESOURCE_UPDATE] = "resource-update",
+    [EV_DEBUG] = "debug",
+};
+_Static_assert (EV_NKNOWN <= 32, "job->posted has a bit per known event");
+
+static void event_release (struct event *ev)
+{
+    json_decref (ev->context);
+    json_decref (ev->entry);
+    free (ev->name_copy);
+}
 
 /* Per-job state.  Containers most jobs never need stay NULL until first
  * used: a pending job's memory is what the scale of a site's queue
@@ -484,7 +546,7 @@ static void job_decref (struct job *job)
         while (job->queue) {
             struct qentry *q = job->queue;
             job->queue = q->next;
-            json_decref (q->entry);
+            event_release (&q->ev);
             free (q);
         }
         json_decref (job->jobspec);
@@ -518,6 +580,22 @@ static json_t *lazy_array (json_t **slot)
     if (!*slot)
         *slot = json_array ();
     return *slot;
+}
+
+/* job->all_updates ready to change: made on first use, copied first if
+ * the caller of jobtap_host_submit still holds it.  NULL if out of
+ * memory. */
+static json_t *updates_own (struct job *job)
+{
+    json_t *copy;
+
+    if (job->all_updates && job->all_updates->refcount > 1) {
+        if (!(copy = json_copy (job->all_updates)))
+            return NULL;
+        json_decref (job->all_updates);
+        job->all_updates = copy;
+    }
+    return lazy_object (&job->all_updates);
 }
 
 /* The jobspec a job keeps: the caller's object itself (the runtime never
@@ -734,6 +812,7 @@ static json_t *call_fields (const char *key1, json_t *v1, const char *key2,
 /* --- events ------------------------------------------------------------ */
 
 static int event_post (struct job *job, const char *name, json_t *context);
+static int event_post_known (struct job *job, int kind, json_t *context);
 static int stack_call (struct job *job,
                        const char *topic,
                        flux_plugin_arg_t *args);
@@ -767,43 +846,30 @@ static const char *state_topic (int state)
     return "job.state.(unknown)";
 }
 
-static bool queue_has (struct job *job, const char *name)
+static bool queue_has (struct job *job, int kind)
 {
     for (struct qentry *q = job->queue; q; q = q->next) {
-        if (!strcmp (json_string_value (json_object_get (q->entry, "name")),
-                     name))
+        if (q->ev.kind == kind)
             return true;
     }
     return false;
 }
 
-/* Event names whose posting a job records in a bit (posted_other holds
- * the rest): flux_jobtap_job_event_posted without a per-job object. */
-static const char *const known_events[] = {
-    "submit", "validate", "invalidate", "depend", "priority", "urgency",
-    "alloc", "free", "start", "release", "finish", "clean", "exception",
-    "dependency-add", "dependency-remove", "jobspec-update", "set-flags",
-    "prolog-start", "prolog-finish", "epilog-start", "epilog-finish",
-    "annotations", "memo", "flux-restart", "resource-update", "debug",
-};
-
 static int known_event (const char *name)
 {
-    for (size_t i = 0; i < sizeof (known_events) / sizeof (known_events[0]);
-         i++) {
+    for (int i = 0; i < EV_NKNOWN; i++) {
         if (!strcmp (name, known_events[i]))
-            return (int)i;
+            return i;
     }
     return -1;
 }
 
-static void posted_set (struct job *job, const char *name)
+static void posted_set (struct job *job, const struct event *ev)
 {
-    int i = known_event (name);
-    if (i >= 0)
-        job->posted |= 1u << i;
+    if (ev->kind >= 0)
+        job->posted |= 1u << ev->kind;
     else if (lazy_object (&job->posted_other))
-        json_object_set_new (job->posted_other, name, json_true ());
+        json_object_set_new (job->posted_other, ev->name, json_true ());
 }
 
 static bool posted_test (struct job *job, const char *name)
@@ -814,9 +880,30 @@ static bool posted_test (struct job *job, const char *name)
     return json_object_get (job->posted_other, name) != NULL;
 }
 
-static void notify_event (struct job *job, json_t *entry)
+/* The event's eventlog entry, built on first use (borrowed; NULL if out
+ * of memory). */
+static json_t *event_entry_of (struct event *ev)
 {
-    if (job_is_bound (job) && rt.ops.event)
+    if (!ev->entry) {
+        jobtap_host_json_pool_begin ();
+        if ((ev->entry = json_object ())
+            && (obj_set (ev->entry, "timestamp", json_real (ev->timestamp)) < 0
+                || obj_set (ev->entry, "name", json_string (ev->name)) < 0
+                || (ev->context
+                    && obj_set (ev->entry, "context",
+                                json_incref (ev->context)) < 0))) {
+            json_decref (ev->entry);
+            ev->entry = NULL;
+        }
+        jobtap_host_json_pool_end ();
+    }
+    return ev->entry;
+}
+
+static void notify_event (struct job *job, struct event *ev)
+{
+    json_t *entry;
+    if (job_is_bound (job) && rt.ops.event && (entry = event_entry_of (ev)))
         rt.ops.event (job->id, entry, rt.ops_arg);
 }
 
@@ -917,14 +1004,15 @@ static void fatal_cancel (struct job *job, json_t *context)
 
 /* Apply one event: update the job, then fire job.event.* to subscribers,
  * job.update for jobspec updates, and job.state.<s> on a state change. */
-static int event_apply (struct job *job, json_t *entry)
+static int event_apply (struct job *job, struct event *ev)
 {
-    const char *name = json_string_value (json_object_get (entry, "name"));
-    json_t *context = json_object_get (entry, "context");
+    json_t *context = ev->context;
     int prev_state = job->state;
     int new_state = prev_state;
+    json_t *entry;
 
-    if (!strcmp (name, "exception")) {
+    switch (ev->kind) {
+    case EV_EXCEPTION: {
         int severity = 0;
         json_unpack (context, "{s?i}", "severity", &severity);
         if (severity == 0) {
@@ -940,12 +1028,13 @@ static int event_apply (struct job *job, json_t *entry)
                 && prev_state != FLUX_JOB_STATE_INACTIVE) {
                 new_state = FLUX_JOB_STATE_CLEANUP;
                 json_decref (job->end_event);
-                job->end_event = json_incref (entry);
+                job->end_event = json_incref (event_entry_of (ev));
                 fatal_cancel (job, context);
             }
         }
+        break;
     }
-    else if (!strcmp (name, "dependency-remove")) {
+    case EV_DEPENDENCY_REMOVE: {
         const char *d = json_string_value (json_object_get (context,
                                                             "description"));
         if (!d || !json_object_get (job->deps, d)) {
@@ -953,8 +1042,9 @@ static int event_apply (struct job *job, json_t *entry)
             return -1;
         }
         json_object_del (job->deps, d);
+        break;
     }
-    else if (!strcmp (name, "dependency-add")) {
+    case EV_DEPENDENCY_ADD: {
         const char *d = json_string_value (json_object_get (context,
                                                             "description"));
         /* grudge set: a removed description cannot come back */
@@ -963,85 +1053,91 @@ static int event_apply (struct job *job, json_t *entry)
             json_object_set_new (job->deps, d, json_true ());
             json_object_set_new (job->grudge, d, json_true ());
         }
+        break;
     }
-    else if (!strcmp (name, "validate")) {
+    case EV_VALIDATE:
         if (prev_state == FLUX_JOB_STATE_NEW)
             new_state = FLUX_JOB_STATE_DEPEND;
-    }
-    else if (!strcmp (name, "depend")) {
+        break;
+    case EV_DEPEND:
         if (prev_state == FLUX_JOB_STATE_DEPEND)
             new_state = FLUX_JOB_STATE_PRIORITY;
-    }
-    else if (!strcmp (name, "priority")) {
-        json_int_t prio = 0;
-        json_unpack (context, "{s:I}", "priority", &prio);
-        job->priority = prio;
+        break;
+    case EV_PRIORITY: {
+        json_t *p = json_object_get (context, "priority");
+        job->priority = json_is_integer (p) ? json_integer_value (p) : 0;
         if (prev_state == FLUX_JOB_STATE_PRIORITY)
             new_state = FLUX_JOB_STATE_SCHED;
+        break;
     }
-    else if (!strcmp (name, "urgency")) {
+    case EV_URGENCY: {
         int urgency = job->urgency;
         json_unpack (context, "{s:i}", "urgency", &urgency);
         job->urgency = urgency;
         if (prev_state == FLUX_JOB_STATE_SCHED)
             new_state = FLUX_JOB_STATE_PRIORITY;
+        break;
     }
-    else if (!strcmp (name, "jobspec-update")) {
+    case EV_JOBSPEC_UPDATE:
         if (jobspec_apply (job, context) < 0)
             return -1;
         jobtap_host_json_pool_begin ();
-        if (lazy_object (&job->all_updates))
+        if (updates_own (job))
             json_object_update (job->all_updates, context);
         jobtap_host_json_pool_end ();
         if (job_is_bound (job) && !job->quiet_update && rt.ops.jobspec_update)
             rt.ops.jobspec_update (job->id, context, rt.ops_arg);
         if (prev_state == FLUX_JOB_STATE_SCHED)
             new_state = FLUX_JOB_STATE_PRIORITY;
-    }
-    else if (!strcmp (name, "alloc")) {
+        break;
+    case EV_ALLOC:
         if (prev_state == FLUX_JOB_STATE_SCHED)
             new_state = FLUX_JOB_STATE_RUN;
-    }
-    else if (!strcmp (name, "finish")) {
+        break;
+    case EV_FINISH:
         if (prev_state == FLUX_JOB_STATE_RUN) {
             new_state = FLUX_JOB_STATE_CLEANUP;
             json_decref (job->end_event);
-            job->end_event = json_incref (entry);
+            job->end_event = json_incref (event_entry_of (ev));
         }
-    }
-    else if (!strcmp (name, "clean")) {
+        break;
+    case EV_CLEAN:
         if (prev_state == FLUX_JOB_STATE_CLEANUP)
             new_state = FLUX_JOB_STATE_INACTIVE;
-    }
-    else if (!strcmp (name, "set-flags")) {
+        break;
+    case EV_SET_FLAGS: {
         size_t i;
         json_t *f;
         json_array_foreach (json_object_get (context, "flags"), i, f) {
             if (lazy_array (&job->flags))
                 json_array_append (job->flags, f);
         }
+        break;
     }
-    else if (!strcmp (name, "prolog-start") || !strcmp (name, "epilog-start"))
+    case EV_PROLOG_START:
+    case EV_EPILOG_START:
         job->perilog_active++;
-    else if (!strcmp (name, "prolog-finish")
-             || !strcmp (name, "epilog-finish")) {
+        break;
+    case EV_PROLOG_FINISH:
+    case EV_EPILOG_FINISH:
         if (job->perilog_active > 0)
             job->perilog_active--;
+        break;
     }
 
     /* state first: job.event.* callbacks see the new state, as in Flux */
     if (new_state != prev_state)
         set_state (job, new_state);
-    if (job->eventlog)
+    if (job->eventlog && (entry = event_entry_of (ev)))
         json_array_append (job->eventlog, entry);
-    posted_set (job, name);
-    notify_event (job, entry);
+    posted_set (job, ev);
+    notify_event (job, ev);
 
     /* subscribers first, then job.update, then job.state.* */
-    if (job->subs) {
+    if (job->subs && (entry = event_entry_of (ev))) {
         char topic[256];
         struct sub *s;
-        snprintf (topic, sizeof (topic), "job.event.%s", name);
+        snprintf (topic, sizeof (topic), "job.event.%s", ev->name);
         for (s = job->subs; s; s = s->next) {
             flux_plugin_arg_t *args;
             if (!s->plugin || !(args = job_args_create (job)))
@@ -1060,7 +1156,7 @@ static int event_apply (struct job *job, json_t *entry)
             flux_plugin_arg_destroy (args);
         }
     }
-    if (!strcmp (name, "jobspec-update") && stack_handles ("job.update")) {
+    if (ev->kind == EV_JOBSPEC_UPDATE && stack_handles ("job.update")) {
         json_t *in = call_fields ("updates", context, NULL, 0);
         jobtap_call_handled (job, "job.update", in, NULL);
         json_decref (in);
@@ -1074,7 +1170,8 @@ static int event_apply (struct job *job, json_t *entry)
         if (builtin && alone)
             reprioritize_one (job, job->urgency);
         else if (builtin || stack_handles (topic)) {
-            json_t *in = call_fields ("entry", entry, "prev_state", prev_state);
+            json_t *in = call_fields ("entry", event_entry_of (ev),
+                                      "prev_state", prev_state);
             jobtap_call_handled (job, topic, in, builtin);
             json_decref (in);
         }
@@ -1082,15 +1179,15 @@ static int event_apply (struct job *job, json_t *entry)
         /* actions on entering a state */
         if (new_state == FLUX_JOB_STATE_DEPEND) {
             if (json_object_size (job->deps) == 0
-                && !queue_has (job, "dependency-add"))
-                event_post (job, "depend", NULL);
+                && !queue_has (job, EV_DEPENDENCY_ADD))
+                event_post_known (job, EV_DEPEND, NULL);
         }
     }
-    else if (!strcmp (name, "dependency-remove")
+    else if (ev->kind == EV_DEPENDENCY_REMOVE
              && job->state == FLUX_JOB_STATE_DEPEND
              && json_object_size (job->deps) == 0
-             && !queue_has (job, "dependency-add"))
-        event_post (job, "depend", NULL);
+             && !queue_has (job, EV_DEPENDENCY_ADD))
+        event_post_known (job, EV_DEPEND, NULL);
     return 0;
 }
 
@@ -1135,37 +1232,33 @@ static void job_sync_host (struct job *job)
     }
 }
 
-/* An eventlog entry {timestamp, name[, context]}, or NULL (out of memory). */
-static json_t *event_entry (const char *name, json_t *context)
+/* Post event 'kind' (EV_*, or -1: 'name' is not a known event) with
+ * 'context' (borrowed, may be NULL): apply it now, or after the event
+ * being applied, whose callbacks posted it. */
+static int event_post_kind (struct job *job,
+                            int kind,
+                            const char *name,
+                            json_t *context)
 {
-    json_t *entry;
-
-    jobtap_host_json_pool_begin ();
-    if ((entry = json_object ())
-        && (obj_set (entry, "timestamp", json_real (now ())) < 0
-            || obj_set (entry, "name", json_string (name)) < 0
-            || (context
-                && obj_set (entry, "context", json_incref (context)) < 0))) {
-        json_decref (entry);
-        entry = NULL;
-    }
-    jobtap_host_json_pool_end ();
-    return entry;
-}
-
-static int event_post (struct job *job, const char *name, json_t *context)
-{
-    json_t *entry;
+    struct event ev = {
+        .kind = kind,
+        .name = kind >= 0 ? known_events[kind] : name,
+        .context = json_incref (context),
+        .timestamp = now (),
+    };
+    struct qentry *q;
     int rc = 0;
 
-    if (!(entry = event_entry (name, context)))
-        goto nomem;
     if (job->busy) {
         /* deferred until the current event's callbacks return */
-        struct qentry *q = malloc (sizeof (*q));
-        if (!q)
-            goto nomem;
-        q->entry = entry;
+        if (!(q = malloc (sizeof (*q)))
+            || (kind < 0 && !(ev.name = ev.name_copy = strdup (name)))) {
+            free (q);
+            event_release (&ev);
+            errno = ENOMEM;
+            return -1;
+        }
+        q->ev = ev;
         q->next = NULL;
         if (job->queue_tail)
             job->queue_tail->next = q;
@@ -1176,27 +1269,31 @@ static int event_post (struct job *job, const char *name, json_t *context)
     }
     job->busy = true;
     job_incref (job);
-    while (entry) {
-        struct qentry *q;
-        if (event_apply (job, entry) < 0)
+    for (;;) {
+        if (event_apply (job, &ev) < 0)
             rc = -1;
-        json_decref (entry);
-        entry = NULL;
-        if ((q = job->queue)) {
-            if (!(job->queue = q->next))
-                job->queue_tail = NULL;
-            entry = q->entry;
-            free (q);
-        }
+        event_release (&ev);
+        if (!(q = job->queue))
+            break;
+        if (!(job->queue = q->next))
+            job->queue_tail = NULL;
+        ev = q->ev;
+        free (q);
     }
     job->busy = false;
     job_sync_host (job);
     job_decref (job);
     return rc;
-nomem:
-    json_decref (entry);
-    errno = ENOMEM;
-    return -1;
+}
+
+static int event_post_known (struct job *job, int kind, json_t *context)
+{
+    return event_post_kind (job, kind, NULL, context);
+}
+
+static int event_post (struct job *job, const char *name, json_t *context)
+{
+    return event_post_kind (job, known_event (name), name, context);
 }
 
 /* --- stack calls ------------------------------------------------------- */
@@ -1207,7 +1304,7 @@ static int flush_updates (struct job *job)
     int rc = 0;
     if (u) {
         job->pending_updates = NULL;
-        rc = event_post (job, "jobspec-update", u);
+        rc = event_post_known (job, EV_JOBSPEC_UPDATE, u);
         json_decref (u);
     }
     return rc;
@@ -1364,7 +1461,7 @@ static int raise_exception_internal (struct job *job,
     runtime_log (severity == 0 ? LOG_ERR : LOG_WARNING,
                  "jobtap: job %ju: exception type=%s severity=%d: %s",
                  (uintmax_t)job->id, type, severity, note);
-    rc = event_post (job, "exception", ctx);
+    rc = event_post_known (job, EV_EXCEPTION, ctx);
     json_decref (ctx);
     return rc;
 }
@@ -1441,7 +1538,7 @@ static int jobtap_call_handled (struct job *job, const char *topic,
             }
             if (strcmp (topic, "job.new") != 0) {
                 json_t *ctx = json_pack ("{s:O}", "annotations", annotations);
-                event_post (job, "annotations", ctx);
+                event_post_known (job, EV_ANNOTATIONS, ctx);
                 json_decref (ctx);
             }
         }
@@ -1482,7 +1579,7 @@ static void reprioritize_one (struct job *job, int64_t priority)
     if (job->state == FLUX_JOB_STATE_SCHED && priority == job->priority)
         return;
     json_t *ctx = priority_object (priority);
-    event_post (job, "priority", ctx);
+    event_post_known (job, EV_PRIORITY, ctx);
     json_decref (ctx);
 }
 
@@ -1979,7 +2076,7 @@ int flux_jobtap_dependency_add (flux_plugin_t *p,
         rc = 0; /* idempotent */
     else {
         json_t *ctx = json_pack ("{s:s}", "description", description);
-        rc = event_post (job, "dependency-add", ctx);
+        rc = event_post_known (job, EV_DEPENDENCY_ADD, ctx);
         json_decref (ctx);
     }
 out:
@@ -2002,7 +2099,7 @@ int flux_jobtap_dependency_remove (flux_plugin_t *p,
         goto out;
     }
     json_t *ctx = json_pack ("{s:s}", "description", description);
-    rc = event_post (job, "dependency-remove", ctx);
+    rc = event_post_known (job, EV_DEPENDENCY_REMOVE, ctx);
     json_decref (ctx);
 out:
     runtime_unlock ();
@@ -2029,7 +2126,7 @@ int flux_jobtap_job_set_flag (flux_plugin_t *p,
         goto out;
     }
     json_t *ctx = json_pack ("{s:[s]}", "flags", flag);
-    rc = event_post (job, "set-flags", ctx);
+    rc = event_post_known (job, EV_SET_FLAGS, ctx);
     json_decref (ctx);
 out:
     runtime_unlock ();
@@ -2192,7 +2289,7 @@ int flux_jobtap_jobspec_update_id_pack (flux_plugin_t *p,
         errno = EINVAL;
         goto out;
     }
-    rc = event_post (job, "jobspec-update", o);
+    rc = event_post_known (job, EV_JOBSPEC_UPDATE, o);
 out:
     json_decref (o);
     runtime_unlock ();

@@ -409,6 +409,18 @@ static void test_updates (void)
                                              "attributes.system.duration"))
             == 60,
         "submit returns {attributes.system.duration: 60}");
+    /* The caller's updates are shared with the job, not copied: a later
+     * update of the provisional job must leave them as they were. */
+    ok (svc_call ("job-manager.policy.update",
+                  json_pack ("{s:I}", "id",
+                             (json_int_t)(JOBTAP_PROVISIONAL_ID_BIT | token)),
+                  0, JOBTAP_ROLE_OWNER, &resp, &err) == 0,
+        "the provisional job is updated while the caller holds its updates");
+    json_decref (resp);
+    resp = NULL;
+    ok (json_object_size (updates) == 1
+            && !json_object_get (updates, "attributes.system.svc"),
+        "... the caller's updates are unchanged");
     json_decref (updates);
     ok (jobtap_host_job_new (token, 600, 1000, 16, 1.0, NULL, &err) == 0,
         "job_new");
