@@ -16,6 +16,12 @@ int plugin_init_builtin (flux_plugin_t *p, flux_plugin_init_f init);
 json_t *plugin_conf_get (flux_plugin_t *p);
 /* flux_plugin_match_handler without touching the plugin's last error. */
 bool plugin_has_handler (flux_plugin_t *p, const char *topic);
+/* Changes whenever a plugin adds or removes a handler, and when the
+ * runtime loads or unloads a plugin (plugin_handlers_changed): what the
+ * runtime remembers of which plugins handle a topic is valid while it
+ * stays the same.  Never 0. */
+extern unsigned plugin_handlers_gen;
+void plugin_handlers_changed (void);
 /* Args holding 'in' and 'out' (references stolen; either may be NULL):
  * the runtime's hot paths build objects directly, without formats. */
 flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out);

@@ -1324,21 +1324,71 @@ static struct jt_plugin **plugin_snapshot (int *countp)
     return v;
 }
 
+/* Which plugins handle a topic, remembered per topic: every state change
+ * of every job asks, and the answer changes only with
+ * plugin_handlers_gen.  Open addressing over TOPIC_PROBE slots from a
+ * hash of the topic; an answer of an older generation is free. */
+#define TOPIC_CACHE 128
+#define TOPIC_PROBE 4
+#define TOPIC_CACHE_LEN 64
+static struct topic_answer {
+    unsigned gen; /* plugin_handlers_gen when cached; 0: empty */
+    char topic[TOPIC_CACHE_LEN];
+    struct jt_plugin *first;
+    int count;
+} topic_cache[TOPIC_CACHE];
+
+/* The topic's cached answer, or a slot to cache it in (gen differs), or
+ * NULL for topics too long to cache. */
+static struct topic_answer *topic_slot (const char *topic)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    size_t n = 0;
+    struct topic_answer *free_slot = NULL;
+
+    for (const char *c = topic; *c; c++, n++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    if (n >= TOPIC_CACHE_LEN)
+        return NULL;
+    for (int i = 0; i < TOPIC_PROBE; i++) {
+        struct topic_answer *a = &topic_cache[(h + i) % TOPIC_CACHE];
+        if (a->gen != plugin_handlers_gen) {
+            if (!free_slot)
+                free_slot = a;
+        }
+        else if (!strcmp (a->topic, topic))
+            return a;
+    }
+    /* all probed slots current and taken: evict one, by hash bits */
+    return free_slot ? free_slot
+                     : &topic_cache[(h + (h >> 7) % TOPIC_PROBE) % TOPIC_CACHE];
+}
+
 /* The first loaded plugin (load order) with a handler for 'topic', or
- * NULL.  With 'count', all of them are counted there; without, the scan
- * stops at the first. */
+ * NULL; with 'count', how many have one. */
 static struct jt_plugin *first_handler (const char *topic, int *count)
 {
+    struct topic_answer *a = topic_slot (topic);
     struct jt_plugin *first = NULL;
     int n = 0;
+
+    if (a && a->gen == plugin_handlers_gen && !strcmp (a->topic, topic)) {
+        if (count)
+            *count = a->count;
+        return a->first;
+    }
     for (struct jt_plugin *jt = rt.plugins; jt; jt = jt->next) {
-        if (is_loaded (jt) && plugin_has_handler (jt->p, topic)) {
+        if (plugin_has_handler (jt->p, topic)) {
             if (!first)
                 first = jt;
             n++;
-            if (!count)
-                break;
         }
+    }
+    if (a) {
+        a->gen = plugin_handlers_gen;
+        strcpy (a->topic, topic);
+        a->first = first;
+        a->count = n;
     }
     if (count)
         *count = n;

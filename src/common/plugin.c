@@ -212,6 +212,14 @@ const char *flux_plugin_get_path (flux_plugin_t *p)
     return p ? p->path : NULL;
 }
 
+unsigned plugin_handlers_gen = 1;
+
+void plugin_handlers_changed (void)
+{
+    if (++plugin_handlers_gen == 0)
+        plugin_handlers_gen = 1;
+}
+
 int flux_plugin_remove_handler (flux_plugin_t *p, const char *topic)
 {
     if (!p || !topic)
@@ -223,6 +231,7 @@ int flux_plugin_remove_handler (flux_plugin_t *p, const char *topic)
             *hp = h->next;
             free (h->topic);
             free (h);
+            plugin_handlers_changed ();
             break;
         }
     }
@@ -251,6 +260,7 @@ int flux_plugin_add_handler (flux_plugin_t *p,
     for (hp = &p->handlers; *hp; hp = &(*hp)->next)
         ;
     *hp = h;
+    plugin_handlers_changed ();
     return 0;
 }
 

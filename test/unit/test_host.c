@@ -892,6 +892,44 @@ static void test_provisional_expiry (void)
         "fini destroys remaining provisional jobs' aux");
 }
 
+/* Which plugins handle a topic is remembered between calls; a handler
+ * added or removed later, or a plugin loaded later, counts at once. */
+static void test_late_handlers (void)
+{
+    uint64_t token = 0;
+    json_t *resp = NULL;
+    start (load_entry ("late.so", NULL));
+
+    ok (submit (jobspec_make (NULL), 16, &token, NULL) == 0,
+        "no job.validate handler: accepted");
+    jobtap_host_submit_abort (token);
+    ok (svc_call ("job-manager.late.arm", json_object (), 0,
+                  JOBTAP_ROLE_OWNER, &resp, &err) == 0,
+        "late.so adds a job.validate handler");
+    json_decref (resp);
+    ok (submit (jobspec_make (NULL), 16, &token, NULL) < 0,
+        "the new handler runs on the next submission");
+    is (err.text, "late: armed", "... and rejects it");
+    ok (svc_call ("job-manager.late.disarm", json_object (), 0,
+                  JOBTAP_ROLE_OWNER, &resp, &err) == 0,
+        "late.so removes it");
+    json_decref (resp);
+    ok (submit (jobspec_make (NULL), 16, &token, NULL) == 0,
+        "accepted again");
+    jobtap_host_submit_abort (token);
+    ok (jobtap_host_plugin_load (plugin_path ("oot.so"), NULL, &err) == 0,
+        "oot.so loaded after those calls");
+    ok (submit (jobspec_make ("{s:{s:s}}", "job", "name", "oot-reject"), 16, &token, NULL) < 0
+            && !strcmp (err.text, "oot: job name not allowed"),
+        "... its job.validate runs at once");
+    ok (jobtap_host_plugin_remove ("oot.so", &err) == 0, "oot.so removed");
+    ok (submit (jobspec_make ("{s:{s:s}}", "job", "name", "oot-reject"), 16,
+                &token, NULL) == 0,
+        "... and no longer called");
+    jobtap_host_submit_abort (token);
+    stop ();
+}
+
 int main (void)
 {
     test_sequence ();
@@ -905,6 +943,7 @@ int main (void)
     test_api ();
     test_cxx_and_oot ();
     test_provisional_expiry ();
+    test_late_handlers ();
     json_decref (test_log);
     json_decref (test_actions);
     done_testing ();
