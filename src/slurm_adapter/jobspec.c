@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
@@ -26,8 +27,6 @@ struct job_fields {
     uint32_t ntasks;         /* 0 = unset */
     uint16_t cpus_per_task;  /* >= 1 */
     uint16_t tasks_per_node; /* 0 = unset */
-    uint32_t gpus_per_task;
-    uint32_t gpus_per_node;
     bool exclusive;
     uint32_t time_limit; /* minutes, INFINITE, or NO_VAL */
     const char *partition;
@@ -339,37 +338,88 @@ static json_t *slot_of (uint32_t count, uint16_t cores, uint32_t gpus)
                 "with", with);
 }
 
-static json_t *resources (const struct job_fields *f, json_t **countp)
+/* What a job's resources and task count depend on. */
+struct shape {
+    uint32_t nodes, ntasks, gpus_per_slot, node_gpus;
+    uint16_t cpus_per_task, tasks_per_node;
+    bool exclusive;
+};
+
+static json_t *resources_build (const struct shape *k, json_t **countp)
 {
-    uint32_t gpus_per_slot = gpus_in (f->tres_per_task);
-    uint32_t node_gpus = gpus_in (f->tres_per_node);
+    uint32_t gpus_per_slot = k->gpus_per_slot;
     json_t *res;
 
-    if (f->nodes > 0) {
-        uint32_t per_node = f->tasks_per_node ? f->tasks_per_node
-                            : f->ntasks       ? (f->ntasks + f->nodes - 1) /
-                                              f->nodes
+    if (k->nodes > 0) {
+        uint32_t per_node = k->tasks_per_node ? k->tasks_per_node
+                            : k->ntasks       ? (k->ntasks + k->nodes - 1) /
+                                              k->nodes
                                               : 1;
-        uint32_t total = f->ntasks ? f->ntasks : f->nodes * per_node;
+        uint32_t total = k->ntasks ? k->ntasks : k->nodes * per_node;
         /* GPUs requested per node are spread over its slots when they
          * divide evenly, as Flux's nested form would. */
-        if (!gpus_per_slot && node_gpus)
-            gpus_per_slot = node_gpus % per_node == 0 ? node_gpus / per_node
-                                                      : 0;
-        res = set (typed_count ("node", f->nodes), "with",
-                   append (json_array (), slot_of (per_node, f->cpus_per_task,
+        if (!gpus_per_slot && k->node_gpus)
+            gpus_per_slot = k->node_gpus % per_node == 0
+                                ? k->node_gpus / per_node
+                                : 0;
+        res = set (typed_count ("node", k->nodes), "with",
+                   append (json_array (), slot_of (per_node, k->cpus_per_task,
                                                    gpus_per_slot)));
-        if (f->exclusive)
+        if (k->exclusive)
             set (res, "exclusive", json_true ());
-        *countp = total == f->nodes * per_node
+        *countp = total == k->nodes * per_node
                       ? set (json_object (), "per_slot", json_integer (1))
                       : set (json_object (), "total", json_integer (total));
     } else {
-        res = slot_of (f->ntasks ? f->ntasks : 1, f->cpus_per_task,
+        res = slot_of (k->ntasks ? k->ntasks : 1, k->cpus_per_task,
                        gpus_per_slot);
         *countp = set (json_object (), "per_slot", json_integer (1));
     }
     return append (json_array (), res);
+}
+
+/* Most jobs of a site ask for one of a few shapes, so the last resources
+ * tree and task count built are reused for a job of the same shape:
+ * shared, not copied (a third of a jobspec's objects).  The runtime never
+ * changes a jobspec in place (updates copy the path they change), so jobs
+ * can share subtrees; jansson's reference counts are atomic. */
+static struct {
+    pthread_mutex_t lock;
+    struct shape key;
+    json_t *res, *count;
+} last_shape = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static json_t *resources (const struct job_fields *f, json_t **countp)
+{
+    struct shape key;
+    json_t *res = NULL;
+
+    memset (&key, 0, sizeof (key)); /* padding too: compared with memcmp */
+    key.nodes = f->nodes;
+    key.ntasks = f->ntasks;
+    key.gpus_per_slot = gpus_in (f->tres_per_task);
+    key.node_gpus = gpus_in (f->tres_per_node);
+    key.cpus_per_task = f->cpus_per_task;
+    key.tasks_per_node = f->tasks_per_node;
+    key.exclusive = f->exclusive;
+
+    pthread_mutex_lock (&last_shape.lock);
+    if (last_shape.res && !memcmp (&last_shape.key, &key, sizeof (key))) {
+        res = json_incref (last_shape.res);
+        *countp = json_incref (last_shape.count);
+    }
+    pthread_mutex_unlock (&last_shape.lock);
+    if (res)
+        return res;
+    res = resources_build (&key, countp);
+    pthread_mutex_lock (&last_shape.lock);
+    json_decref (last_shape.res);
+    json_decref (last_shape.count);
+    last_shape.key = key;
+    last_shape.res = json_incref (res);
+    last_shape.count = json_incref (*countp);
+    pthread_mutex_unlock (&last_shape.lock);
+    return res;
 }
 
 static json_t *command (const struct job_fields *f)

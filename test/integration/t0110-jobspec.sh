@@ -59,5 +59,23 @@ is "$(get 'd["resources"]')" \
 	'[{"count": 1, "label": "task", "type": "slot", "with": [{"count": 1, "type": "core"}]}]' \
 	"no size options is one slot of one core"
 
+# Jobs of one shape share a resources tree (jobspec.c reuses the last one
+# built); each still gets the resources it asked for, from the submission
+# and from the record.
+a=$(sbatch --parsable -o /dev/null -n 3 -J same-a --wrap true)
+b=$(sbatch --parsable -o /dev/null -n 3 -J same-b --wrap true)
+c=$(sbatch --parsable -o /dev/null -n 5 -J other --wrap true)
+cluster_wait_for 10 sh -c "grep -q 'JobId=$c jobspec from record' '$CLUSTER_DIR/log/slurmctld.log'"
+slots() {
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["resources"][0]["count"], d["attributes"]["system"]["job"]["name"])' "$1"
+}
+for pair in "$a:3 same-a" "$b:3 same-b" "$c:5 other"; do
+	jid=${pair%%:*}
+	rec=$(cluster_log | sed -n "s/.*jobtap: JobId=$jid jobspec from record //p")
+	sub=$(cluster_log | sed -n 's/.*jobtap: jobspec of a submission by uid 0: //p' | grep "\"${pair#* }\"")
+	is "$(slots "$sub")" "${pair#*:}" "submission of job ${pair#* }: its slot count and name"
+	is "$rec" "$sub" "... the same jobspec from its record"
+done
+
 cluster_finish
 done_testing
