@@ -710,6 +710,133 @@ int flux_plugin_arg_pack (flux_plugin_arg_t *args,
     return rc;
 }
 
+/* Unpack for the formats plugins mostly use: objects, nested, of keys
+ * ('s', '?' when optional) and s i I b f F o n values, with jansson's
+ * meaning.  jansson's own unpack builds a hashtable of the keys at every
+ * object level, most of what a plugin's unpack cost.  Anything else (or
+ * any error, whose message jansson words) returns false having written
+ * only what jansson, given the same arguments again, writes too: so no
+ * 'O', whose reference would be taken twice. */
+struct quick {
+    const char *p;
+    va_list ap;
+};
+
+static char quick_token (struct quick *q)
+{
+    while (*q->p == ' ' || *q->p == '\t' || *q->p == '\n' || *q->p == ','
+           || *q->p == ':')
+        q->p++;
+    return *q->p;
+}
+
+static bool quick_value (struct quick *q, json_t *v, int depth);
+
+/* At '{'; o NULL: an optional key that is absent (arguments consumed,
+ * nothing written). */
+static bool quick_object (struct quick *q, json_t *o, int depth)
+{
+    if (depth > 32 || (o && !json_is_object (o)))
+        return false;
+    q->p++;
+    for (;;) {
+        const char *key;
+        bool opt = false;
+        json_t *v;
+        char c = quick_token (q);
+        if (c == '}') {
+            q->p++;
+            return true;
+        }
+        if (c != 's' || !(key = va_arg (q->ap, const char *)))
+            return false;
+        q->p++;
+        if (quick_token (q) == '?') {
+            opt = true;
+            q->p++;
+        }
+        v = o ? json_object_get (o, key) : NULL;
+        if (o && !v && !opt)
+            return false;
+        if (!quick_value (q, v, depth + 1))
+            return false;
+    }
+}
+
+static bool quick_value (struct quick *q, json_t *v, int depth)
+{
+    char c = quick_token (q);
+    void *t;
+
+    if (c == '{')
+        return quick_object (q, v, depth);
+    q->p++;
+    switch (c) {
+    case 'n':
+        return !v || json_is_null (v);
+    case 's':
+        if (quick_token (q) == '%' || (v && !json_is_string (v))
+            || !(t = va_arg (q->ap, void *)))
+            return false;
+        if (v)
+            *(const char **)t = json_string_value (v);
+        return true;
+    case 'i':
+    case 'I':
+    case 'b':
+    case 'f':
+    case 'F':
+    case 'o':
+        break;
+    default:
+        return false;
+    }
+    if (v
+        && ((c == 'i' || c == 'I') ? !json_is_integer (v)
+            : c == 'b'             ? !json_is_boolean (v)
+            : c == 'f'             ? !json_is_real (v)
+            : c == 'F'             ? !json_is_number (v)
+                                   : false))
+        return false;
+    if (!(t = va_arg (q->ap, void *)))
+        return false;
+    if (!v)
+        return true;
+    switch (c) {
+    case 'i':
+        *(int *)t = (int)json_integer_value (v);
+        break;
+    case 'I':
+        *(json_int_t *)t = json_integer_value (v);
+        break;
+    case 'b':
+        *(int *)t = json_is_true (v);
+        break;
+    case 'f':
+        *(double *)t = json_real_value (v);
+        break;
+    case 'F':
+        *(double *)t = json_number_value (v);
+        break;
+    default:
+        *(json_t **)t = v;
+    }
+    return true;
+}
+
+static bool quick_unpack (json_t *root, const char *fmt, va_list ap)
+{
+    struct quick q = { .p = fmt };
+    bool done;
+
+    if (!root)
+        return false;
+    va_copy (q.ap, ap);
+    done = quick_value (&q, root, 0) && quick_token (&q) == '\0';
+    va_end (q.ap);
+    return done;
+}
+
 int flux_plugin_arg_vunpack (flux_plugin_arg_t *args,
                              int flags,
                              const char *fmt,
@@ -726,6 +853,8 @@ int flux_plugin_arg_vunpack (flux_plugin_arg_t *args,
     if (!(flags & FLUX_PLUGIN_ARG_OUT) && args->lazy_get
         && fmt_may_read (fmt, ap, args->lazy_key))
         plugin_arg_resolve (args);
+    if (quick_unpack (*arg_target (args, flags), fmt, ap))
+        return 0;
     rc = json_vunpack_ex (*arg_target (args, flags), &err, 0, fmt, ap);
     if (rc < 0)
         return arg_seterror (args, EINVAL, "%s", err.text);

@@ -441,6 +441,103 @@ static void test_dso (void)
     flux_plugin_destroy (p);
 }
 
+/* What one unpack writes; compared byte for byte. */
+struct targets {
+    int i;
+    json_int_t I;
+    double f;
+    const char *s;
+    size_t z;
+    json_t *o;
+};
+
+static void targets_init (struct targets *t)
+{
+    memset (t, 0, sizeof (*t));
+    t->i = -7;
+    t->I = -7;
+    t->f = -7.5;
+    t->s = "unset";
+    t->z = 7;
+}
+
+/* flux_plugin_arg_unpack of IN answers, writes and fails as jansson's
+ * json_unpack does on the same object, both for the formats it unpacks
+ * itself and for those it leaves to jansson. */
+#define SAME_AS_JANSSON(fmt, ...)                                            \
+    do {                                                                     \
+        struct targets A, B, *T = &A;                                        \
+        json_error_t e;                                                      \
+        int ra, rb;                                                          \
+        targets_init (&A);                                                   \
+        targets_init (&B);                                                   \
+        ra = flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, fmt,          \
+                                     __VA_ARGS__);                           \
+        T = &B;                                                              \
+        (void)T;                                                             \
+        rb = json_unpack_ex (doc, &e, 0, fmt, __VA_ARGS__);                  \
+        ok (ra == rb && !memcmp (&A, &B, sizeof (A))                         \
+                && (ra == 0                                                  \
+                    || strstr (flux_plugin_arg_strerror (args), e.text)),    \
+            "doc %d: %s: rc %d, as jansson", d, fmt, ra);                    \
+        if (A.o && strchr (fmt, 'O')) {                                      \
+            json_decref (A.o);                                               \
+            json_decref (B.o);                                               \
+        }                                                                    \
+    } while (0)
+
+static void test_unpack_like_jansson (void)
+{
+    static const char *docs[] = {
+        "{\"a\":1,\"b\":\"x\",\"c\":2.5,\"d\":true,\"e\":null,"
+        "\"f\":{\"g\":{\"h\":3}},\"i\":[1]}",
+        "{}",
+        "{\"a\":\"1\",\"b\":2,\"c\":\"x\",\"d\":0,\"e\":1,\"f\":5}",
+        "{\"f\":{\"g\":null}}",
+        "{\"f\":{\"g\":{\"h\":2.5}}}",
+    };
+    for (int d = 0; d < (int)(sizeof (docs) / sizeof (docs[0])); d++) {
+        json_t *doc = json_loads (docs[d], 0, NULL);
+        flux_plugin_arg_t *args = plugin_arg_create_with (json_incref (doc),
+                                                          NULL);
+        SAME_AS_JANSSON ("{s:i}", "a", &T->i);
+        SAME_AS_JANSSON ("{s?i}", "zz", &T->i);
+        SAME_AS_JANSSON ("{s:i}", "zz", &T->i);
+        SAME_AS_JANSSON ("{s:I s:s}", "a", &T->I, "b", &T->s);
+        SAME_AS_JANSSON ("{s:F}", "a", &T->f);
+        SAME_AS_JANSSON ("{s:f}", "a", &T->f);
+        SAME_AS_JANSSON ("{s:F}", "c", &T->f);
+        SAME_AS_JANSSON ("{s:f}", "c", &T->f);
+        SAME_AS_JANSSON ("{s:b}", "d", &T->i);
+        SAME_AS_JANSSON ("{s:n}", "e", NULL);
+        SAME_AS_JANSSON ("{s?n}", "e", NULL);
+        SAME_AS_JANSSON ("{s:o}", "f", &T->o);
+        SAME_AS_JANSSON ("{s?o}", "zz", &T->o);
+        SAME_AS_JANSSON ("{s:O}", "f", &T->o);
+        SAME_AS_JANSSON ("{s:{s:{s:i}}}", "f", "g", "h", &T->i);
+        SAME_AS_JANSSON ("{s?{s?{s?i}}}", "f", "g", "h", &T->i);
+        SAME_AS_JANSSON ("{s?{s?{s?F}}}", "f", "g", "h", &T->f);
+        SAME_AS_JANSSON ("{s?{s?{s?i}}}", "zz", "g", "h", &T->i);
+        SAME_AS_JANSSON ("{s:{s:{s:i}}}", "zz", "g", "h", &T->i);
+        SAME_AS_JANSSON ("{s:s}", "a", &T->s);
+        SAME_AS_JANSSON ("{s?s}", "e", &T->s);
+        SAME_AS_JANSSON ("{s?i}", "e", &T->i);
+        SAME_AS_JANSSON ("{s:i s:s s?F}", "a", &T->i, "b", &T->s, "c",
+                         &T->f);
+        SAME_AS_JANSSON ("{s:i, s:s}", "a", &T->i, "b", &T->s);
+        SAME_AS_JANSSON ("{s:[i]}", "i", &T->i);
+        SAME_AS_JANSSON ("{s:i !}", "a", &T->i);
+        SAME_AS_JANSSON ("{s:i *}", "a", &T->i);
+        SAME_AS_JANSSON ("{s:i} x", "a", &T->i);
+        SAME_AS_JANSSON ("{s:s%}", "b", &T->s, &T->z);
+        SAME_AS_JANSSON ("{s:i", "a", &T->i);
+        SAME_AS_JANSSON ("o", &T->o);
+        SAME_AS_JANSSON ("i", &T->i);
+        flux_plugin_arg_destroy (args);
+        json_decref (doc);
+    }
+}
+
 int main (void)
 {
     test_basics ();
@@ -449,6 +546,7 @@ int main (void)
     test_conf ();
     test_args ();
     test_lazy_args ();
+    test_unpack_like_jansson ();
     test_dso ();
     done_testing ();
 }
