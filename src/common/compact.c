@@ -75,10 +75,25 @@ static const unsigned char needs_escape[256] = {
 static void put_string (struct buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t run = 0;
+    size_t run = 0, i = 0;
 
-    putc_ (b, '"');
-    for (size_t i = 0; i < n; i++) {
+    /* Most strings need no escape: copied with the check, in one pass. */
+    if (reserve (b, n + 2) == 0) {
+        char *d = b->data + b->len;
+        *d++ = '"';
+        for (; i < n && !needs_escape[(unsigned char)s[i]]; i++)
+            d[i] = s[i];
+        if (i == n) {
+            d[n] = '"';
+            b->len += n + 2;
+            return;
+        }
+        b->len += 1 + i; /* the clean prefix; the rest the slow way */
+        run = i;
+    }
+    else
+        putc_ (b, '"');
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (!needs_escape[c])
             continue;

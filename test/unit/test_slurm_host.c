@@ -173,6 +173,7 @@ static void test_compact_text (void)
         "{\"s\":\"quote \\\" back \\\\ nl \\n tab \\t ctl \\u0001 nul \\u0000 \u00e9\\u00e8\"}",
         "{\"i\":[0,-1,9223372036854775807,-9223372036854775808],\"b\":[true,false,null]}",
         "{\"nested\":{\"a\":[{\"b\":{}},[]],\"k\\\"ey\":\"\"}}",
+        "{\"\\nkey\":\"\\tstart\",\"end\\\"\":\"end\\\\\"}",
         "[]",
     };
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
@@ -188,6 +189,21 @@ static void test_compact_text (void)
         json_decref (o);
         json_decref (back);
     }
+    /* past the writer's stack buffer, escapes early and late */
+    char big[5000];
+    memset (big, 'x', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    big[3] = '"';
+    big[4500] = '\n';
+    json_t *o = json_pack ("[s,s]", big, big + 10);
+    char *text = compact_dumps (o);
+    json_t *back = text ? json_loads (text, JSON_DECODE_ANY, NULL) : NULL;
+    ok (o && back && json_equal (o, back),
+        "compact text round trip of 10 KB of strings with escapes");
+    free (text);
+    json_decref (o);
+    json_decref (back);
+
     /* whole reals take a fast path; the text must be what %.17g gives */
     const struct {
         double v;
