@@ -716,25 +716,19 @@ int flux_plugin_arg_pack (flux_plugin_arg_t *args,
  * object level, most of what a plugin's unpack cost.  Anything else (or
  * any error, whose message jansson words) returns false having written
  * only what jansson, given the same arguments again, writes too: so no
- * 'O', whose reference would be taken twice. */
-struct quick {
-    const char *p;
-    va_list ap;
-};
-
-static char quick_token (struct quick *q)
+ * 'O', whose reference would be taken twice.  It walks formats as
+ * fmt_may_read does. */
+static char quick_token (struct fmt_walk *q)
 {
-    while (*q->p == ' ' || *q->p == '\t' || *q->p == '\n' || *q->p == ','
-           || *q->p == ':')
-        q->p++;
+    walk_blanks (q);
     return *q->p;
 }
 
-static bool quick_value (struct quick *q, json_t *v, int depth);
+static bool quick_value (struct fmt_walk *q, json_t *v, int depth);
 
 /* At '{'; o NULL: an optional key that is absent (arguments consumed,
  * nothing written). */
-static bool quick_object (struct quick *q, json_t *o, int depth)
+static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
 {
     if (depth > 32 || (o && !json_is_object (o)))
         return false;
@@ -763,7 +757,7 @@ static bool quick_object (struct quick *q, json_t *o, int depth)
     }
 }
 
-static bool quick_value (struct quick *q, json_t *v, int depth)
+static bool quick_value (struct fmt_walk *q, json_t *v, int depth)
 {
     char c = quick_token (q);
     void *t;
@@ -826,7 +820,7 @@ static bool quick_value (struct quick *q, json_t *v, int depth)
 
 static bool quick_unpack (json_t *root, const char *fmt, va_list ap)
 {
-    struct quick q = { .p = fmt };
+    struct fmt_walk q = { .p = fmt };
     bool done;
 
     if (!root)
