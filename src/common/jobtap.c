@@ -811,7 +811,6 @@ static json_t *call_fields (const char *key1, json_t *v1, const char *key2,
 
 /* --- events ------------------------------------------------------------ */
 
-static int event_post (struct job *job, const char *name, json_t *context);
 static int event_post_known (struct job *job, int kind, json_t *context);
 static int stack_call (struct job *job,
                        const char *topic,
