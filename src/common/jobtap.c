@@ -819,7 +819,7 @@ static int jobtap_call (struct job *job, const char *topic, json_t *in);
 static int jobtap_call_handled (struct job *job, const char *topic,
                                 json_t *in, struct jt_plugin *builtin);
 static bool stack_handles (const char *topic);
-static struct jt_plugin *default_priority (const char *topic, bool *alone);
+static struct jt_plugin *default_priority (const char *topic, int *handlers);
 static void reprioritize_one (struct job *job, int64_t priority);
 
 /* "job.state.<state>" without formatting: it is looked up on every
@@ -1162,13 +1162,11 @@ static int event_apply (struct job *job, struct event *ev)
     }
     if (new_state != prev_state) {
         const char *topic = state_topic (new_state);
-        struct jt_plugin *builtin = NULL;
-        bool alone = false;
-        if (new_state == FLUX_JOB_STATE_PRIORITY)
-            builtin = default_priority (topic, &alone);
-        if (builtin && alone)
+        int handlers;
+        struct jt_plugin *builtin = default_priority (topic, &handlers);
+        if (builtin && handlers == 1)
             reprioritize_one (job, job->urgency);
-        else if (builtin || stack_handles (topic)) {
+        else if (handlers > 0) {
             json_t *in = call_fields ("entry", event_entry_of (ev),
                                       "prev_state", prev_state);
             jobtap_call_handled (job, topic, in, builtin);
@@ -1337,14 +1335,15 @@ static struct topic_answer {
     int count;
 } topic_cache[TOPIC_CACHE];
 
-/* The topic's cached answer, or a slot to cache it in (gen differs), or
- * NULL for topics too long to cache. */
-static struct topic_answer *topic_slot (const char *topic)
+/* The topic's cached answer (*hit), or a slot to cache it in, or NULL
+ * for topics too long to cache. */
+static struct topic_answer *topic_slot (const char *topic, bool *hit)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
     size_t n = 0;
     struct topic_answer *free_slot = NULL;
 
+    *hit = false;
     for (const char *c = topic; *c; c++, n++)
         h = (h ^ (unsigned char)*c) * 16777619u;
     if (n >= TOPIC_CACHE_LEN)
@@ -1355,8 +1354,10 @@ static struct topic_answer *topic_slot (const char *topic)
             if (!free_slot)
                 free_slot = a;
         }
-        else if (!strcmp (a->topic, topic))
+        else if (!strcmp (a->topic, topic)) {
+            *hit = true;
             return a;
+        }
     }
     /* all probed slots current and taken: evict one, by hash bits */
     return free_slot ? free_slot
@@ -1367,11 +1368,12 @@ static struct topic_answer *topic_slot (const char *topic)
  * NULL; with 'count', how many have one. */
 static struct jt_plugin *first_handler (const char *topic, int *count)
 {
-    struct topic_answer *a = topic_slot (topic);
+    bool hit;
+    struct topic_answer *a = topic_slot (topic, &hit);
     struct jt_plugin *first = NULL;
     int n = 0;
 
-    if (a && a->gen == plugin_handlers_gen && !strcmp (a->topic, topic)) {
+    if (hit) {
         if (count)
             *count = a->count;
         return a->first;
@@ -1404,18 +1406,17 @@ static bool stack_handles (const char *topic)
 /* The builtin .priority-default always answers priority = urgency.  When
  * it is loaded and the first plugin with a handler for 'topic', it is
  * returned and the runtime gives that answer itself: OUT priority is set
- * before the stack call, which skips the builtin.  *alone: no other
- * plugin handles the topic, so no args are needed at all (that was half
- * of job.new's cost, and most of a reprioritize). */
-static struct jt_plugin *default_priority (const char *topic, bool *alone)
+ * before the stack call, which skips the builtin.  *handlers: how many
+ * plugins handle the topic; 1 with the builtin returned means no other
+ * does, so no args are needed at all (that was half of job.new's cost,
+ * and most of a reprioritize).  One lookup answers both. */
+static struct jt_plugin *default_priority (const char *topic, int *handlers)
 {
-    int n;
-    struct jt_plugin *first = first_handler (topic, &n);
+    struct jt_plugin *first = first_handler (topic, handlers);
 
     if (!first || first->path
         || strcmp (first->list_name, ".priority-default") != 0)
         return NULL;
-    *alone = n == 1;
     return first;
 }
 
@@ -1638,16 +1639,16 @@ static void get_priority (struct job *job)
     json_int_t priority = PRIORITY_UNAVAIL;
     int rc;
 
-    bool alone = false;
-    struct jt_plugin *builtin = default_priority ("job.priority.get", &alone);
+    int handlers;
+    struct jt_plugin *builtin = default_priority ("job.priority.get",
+                                                  &handlers);
 
-    if (builtin && alone) {
+    if (builtin && handlers == 1) {
         if (job->urgency != job->priority)
             reprioritize_one (job, job->urgency);
         return;
     }
-    if ((!builtin && !stack_handles ("job.priority.get"))
-        || !(args = priority_args (job, NULL, builtin)))
+    if (handlers == 0 || !(args = priority_args (job, NULL, builtin)))
         return;
     rc = stack_call_skip (job, "job.priority.get", args, builtin);
     if (rc == 0)
