@@ -23,14 +23,15 @@ export TMPDIR=${BENCH_TMPDIR:-/dev/shm}
 
 bench_say() { printf 'bench: %s\n' "$*" >&2; }
 
-# Before a run: the build has what the modes need, and the samples file
-# OUT holds this run's alone (summarize.py reads every line of it).
+# Before a run: the samples file OUT holds this run's alone (summarize.py
+# reads every line of it; emptied first, so a failed run leaves no old
+# samples behind), and the build has what the modes need.
 bench_begin() {
 	local f out=$1
+	[ "$out" = /dev/stdout ] || : >"$out"
 	for f in "$BENCH_CLIENT" "$BENCH_PLUGIN"; do
 		[ -e "$f" ] || { bench_say "$f missing: ninja -C build"; return 1; }
 	done
-	[ "$out" = /dev/stdout ] || : >"$out"
 }
 
 # After a run: stop the cluster (keeping its logs if RC says it failed)
