@@ -70,6 +70,16 @@ static void test_restore (void)
         int64_t prio = -5;
         ok (jobtap_host_job_priority (4, &prio) == 0 && prio == 16,
             "sort=%s: restored jobs reach SCHED with priority 16", modes[m]);
+        json_t *info = jobtap_host_job_info (4);
+        json_t *submit = json_array_get (json_object_get (info, "eventlog"), 0);
+        json_int_t uid = -1, urg = -1;
+        const char *name = NULL;
+        ok (json_unpack (submit, "{s:s s:{s:I s:I !}}", "name", &name,
+                         "context", "userid", &uid, "urgency", &urg) == 0
+                && !strcmp (name, "submit") && uid == 1 && urg == 16,
+            "sort=%s: a restored job's submit event: {userid: 1, urgency: 16}",
+            modes[m]);
+        json_decref (info);
         test_reset ();
         isint (jobtap_host_jobs_restore (jobs, &err), 0,
                 "sort=%s: restoring known jobs restores nothing", modes[m]);
