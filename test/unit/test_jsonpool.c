@@ -138,6 +138,28 @@ static void test_threads (void)
         "pool balanced", THREADS);
 }
 
+/* A thread that only frees a few pooled blocks and exits: they must go
+ * back to the pool with it, not stay in the dead thread's cache. */
+static void *free_tree (void *arg)
+{
+    json_decref (arg);
+    return NULL;
+}
+
+static void test_exit_gives_back (void)
+{
+    size_t base = jobtap_host_json_pool_bytes ();
+    pthread_t t;
+
+    jobtap_host_json_pool_begin ();
+    json_t *tree = make_tree ();
+    jobtap_host_json_pool_end ();
+    pthread_create (&t, NULL, free_tree, tree);
+    pthread_join (t, NULL);
+    ok (jobtap_host_json_pool_bytes () == base,
+        "blocks freed by a thread that then exits go back to the pool");
+}
+
 /* The switch is read when the library loads: check it in a fresh process. */
 static void test_switch_off (const char *self)
 {
@@ -186,6 +208,7 @@ int main (int argc, char *argv[])
     else
         diag ("pool off (valgrind or a sanitizer build): only the switch is tested");
     test_threads ();
+    test_exit_gives_back ();
     test_switch_off (argv[0]);
     done_testing ();
     return 0;
