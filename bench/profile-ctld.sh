@@ -21,7 +21,7 @@ mode=${1:?usage: $0 MODE [N] [OUTFILE]} n=${2:-300} outfile=${3:-/tmp/ctld.$1.ca
 # the profile is of what slurmctld runs in production.
 export SLURM_JOBTAP_JSON_POOL=${SLURM_JOBTAP_JSON_POOL:-1}
 bench_cluster_start || exit 1
-bench_restart "$mode" defer || { cluster_stop --failed; exit 1; }
+bench_restart "$mode" defer || bench_finish 1
 pid=${CLUSTER_PIDS[1]}
 kill "$pid"
 _cluster_wait_exit "$pid" 60
@@ -29,7 +29,7 @@ rm -rf "$CLUSTER_DIR/state" && mkdir "$CLUSTER_DIR/state"
 valgrind --tool=callgrind --callgrind-out-file="$outfile" \
 	/usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
 CLUSTER_PIDS[1]=$!
-cluster_wait_for 300 _bench_node_up || { bench_say "slurmctld under valgrind did not come up"; cluster_stop --failed; exit 1; }
+cluster_wait_for 300 _bench_node_up || { bench_say "slurmctld under valgrind did not come up"; bench_finish 1; }
 scontrol update nodename="$CLUSTER_NODE" state=drain reason=bench
 "$BENCH_CLIENT" -q -s -n 300 -t 2 >/dev/null
 sleep 2
@@ -37,7 +37,7 @@ callgrind_control -z "${CLUSTER_PIDS[1]}" >/dev/null
 "$BENCH_CLIENT" -q -s -n "$n" -t 2
 sleep 2
 callgrind_control -d "${CLUSTER_PIDS[1]}" >/dev/null
-cluster_stop
+cluster_stop; _bench_cgroup_remove
 dump=$outfile.1 # the first dump: the N submissions
 bench_say "profile: $dump"
 callgrind_annotate --inclusive=yes "$dump" | sed -n '/PROGRAM TOTALS/,$p' | grep -v '???:0x' | head -n 60
