@@ -52,6 +52,7 @@ struct policy {
     long instructions;      /* executed in the current call */
     long instruction_limit;
     int depth;              /* nested calls (a callback caused by a call) */
+    const void *job_mt;     /* the job metatable, to tell job userdata */
 };
 
 /* Per-job Lua table (job.data), kept as a job aux item. */
@@ -351,9 +352,26 @@ static json_t *check_json (lua_State *L, int idx)
 
 /* --- the job object ---------------------------------------------------- */
 
+/* The job userdata at idx, or a type error.  luaL_checkudata would find
+ * the metatable by name in the registry on every field read and method
+ * call; comparing it with the one remembered costs a fraction of that. */
+static struct jobref *job_udata (lua_State *L, int idx)
+{
+    struct jobref *j = NULL;
+
+    if (lua_type (L, idx) == LUA_TUSERDATA && lua_getmetatable (L, idx)) {
+        if (lua_topointer (L, -1) == policy_of (L)->job_mt)
+            j = lua_touserdata (L, idx);
+        lua_pop (L, 1);
+    }
+    if (!j)
+        luaL_typeerror (L, idx, JOB_MT);
+    return j;
+}
+
 static struct jobref *check_job (lua_State *L, int idx)
 {
-    struct jobref *j = luaL_checkudata (L, idx, JOB_MT);
+    struct jobref *j = job_udata (L, idx);
     if (!j->valid)
         luaL_error (L, "job object used outside of its callback");
     return j;
@@ -724,20 +742,25 @@ static void push_spec_field (lua_State *L, struct jobref *j,
 /* __index: methods (upvalue 1), then cached values, then jobspec fields,
  * then the callback's args (converted on first access), then computed
  * fields from the prelude (upvalue 2).  No args key is a jobspec field's
- * name. */
+ * name.  Lookups use the key's Lua string (raw gets: no re-interning),
+ * and the cache is made on the first value stored. */
 static int job_index (lua_State *L)
 {
-    struct jobref *j = luaL_checkudata (L, 1, JOB_MT);
+    struct jobref *j = job_udata (L, 1);
     const char *key = luaL_checkstring (L, 2);
     const struct spec_field *f;
 
-    if (lua_getfield (L, lua_upvalueindex (1), key) != LUA_TNIL)
+    lua_settop (L, 2);
+    lua_pushvalue (L, 2);
+    if (lua_rawget (L, lua_upvalueindex (1)) != LUA_TNIL)
         return 1;
     lua_pop (L, 1);
-    lua_getiuservalue (L, 1, 1); /* cache */
-    if (lua_getfield (L, -1, key) != LUA_TNIL)
-        return 1;
-    lua_pop (L, 1);
+    if (lua_getiuservalue (L, 1, 1) == LUA_TTABLE) { /* 3: cache or nil */
+        lua_pushvalue (L, 2);
+        if (lua_rawget (L, 3) != LUA_TNIL)
+            return 1;
+        lua_pop (L, 1);
+    }
     if (!j->valid)
         return luaL_error (L, "job object used outside of its callback");
     if (!strcmp (key, "data")) {
@@ -755,26 +778,34 @@ static int job_index (lua_State *L)
     }
     else {
         /* computed field: jobtap.fields[key](job) */
-        if (lua_getfield (L, lua_upvalueindex (2), key) == LUA_TNIL)
+        lua_pushvalue (L, 2);
+        if (lua_rawget (L, lua_upvalueindex (2)) == LUA_TNIL)
             return 1;
         lua_pushvalue (L, 1);
         lua_call (L, 1, 1);
     }
-    lua_pushvalue (L, -1);
-    lua_setfield (L, -3, key);
+    if (lua_type (L, 3) != LUA_TTABLE) { /* the first value cached */
+        lua_createtable (L, 0, 4);
+        lua_replace (L, 3);
+        lua_pushvalue (L, 3);
+        lua_setiuservalue (L, 1, 1);
+    }
+    lua_pushvalue (L, 2);
+    lua_pushvalue (L, -2);
+    lua_rawset (L, 3);
     return 1;
 }
 
 static int job_newindex (lua_State *L)
 {
-    luaL_checkudata (L, 1, JOB_MT);
+    job_udata (L, 1);
     return luaL_error (L, "job fields are read-only (use job:update{...} "
                           "for jobspec changes, job.data for your own state)");
 }
 
 static int job_tostring (lua_State *L)
 {
-    struct jobref *j = luaL_checkudata (L, 1, JOB_MT);
+    struct jobref *j = job_udata (L, 1);
     lua_pushfstring (L, "job %I", (lua_Integer)job_id (j));
     return 1;
 }
@@ -789,8 +820,6 @@ static struct jobref *push_job (lua_State *L,
     j->args = args;
     j->valid = true;
     luaL_setmetatable (L, JOB_MT);
-    lua_createtable (L, 0, 4); /* the field cache: room for a few */
-    lua_setiuservalue (L, -2, 1);
     return j;
 }
 
@@ -850,7 +879,7 @@ static int l_lookup (lua_State *L)
  * converting the whole jobspec for them was most of a policy's cost. */
 static int l_jobspec_get (lua_State *L)
 {
-    struct jobref *j = luaL_checkudata (L, 1, JOB_MT);
+    struct jobref *j = job_udata (L, 1);
     int n = lua_gettop (L);
     json_t *o;
 
@@ -1332,6 +1361,7 @@ static struct policy *policy_create (struct host *h,
     lua_pushvalue (L, -1);
     lua_setfield (L, LUA_REGISTRYINDEX, "jobtap.fields");
     luaL_newmetatable (L, JOB_MT);
+    pol->job_mt = lua_topointer (L, -1);
     lua_rotate (L, -3, 1); /* metatable, methods, fields */
     lua_pushcclosure (L, job_index, 2);
     lua_setfield (L, -2, "__index");

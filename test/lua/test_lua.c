@@ -274,6 +274,8 @@ static void test_errors (void)
         "    for i = 1, 100 do t[i] = s .. i end\n"
         "  end\n"
         "  if job.name == 'ro' then job.name = 'x' end\n"
+        "  if job.name == 'notjob' then job.update (io.stdout, {}) end\n"
+        "  if job.name == 'mtjob' then getmetatable (job).__index ({}, 'name') end\n"
         "end)\n"
         "jobtap.on ('job.state.priority', function (job)\n"
         "  if job.name == 'late' then error ('late failure') end\n"
@@ -282,7 +284,7 @@ static void test_errors (void)
         "job rejected: policy 'err.lua' failed; contact your administrator";
     const char *names[] = { "boom", "loop", "ploop", "exec", "popen",
                             "loadlib", "exit", "hook", "bin", "mem", "ro",
-                            NULL };
+                            "notjob", "mtjob", NULL };
     const char *logs[] = {
         "err.lua:3: boom\nstack traceback:",
         "instruction limit of 10000 exceeded",
@@ -295,6 +297,10 @@ static void test_errors (void)
         "attempt to load a binary chunk",
         "not enough memory",
         "job fields are read-only",
+        /* a method or field read on what is not a job: another userdata,
+         * or a table through the job metatable */
+        "bad argument #1 to 'update' \\(jobtap.job expected, got FILE\\*\\)",
+        "bad argument #1 to .* \\(jobtap.job expected, got table\\)",
     };
 
     ok (start ("err.lua", lua,
