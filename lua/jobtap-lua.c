@@ -245,17 +245,21 @@ static bool table_is_array (lua_State *L, int idx, size_t *np)
     return marked || n > 0;
 }
 
-/* Convert the value at idx.  'lenient' drops what JSON cannot hold
- * (functions, userdata) instead of raising an error. */
-static json_t *to_json (lua_State *L, int idx, int depth, bool lenient)
+/* A conversion in progress.  Containers being filled are held here, not
+ * yet in their parents, so that an error raised anywhere (a value JSON
+ * cannot hold, a bad key, memory) frees everything built so far. */
+struct tojson_ctx {
+    json_t *building[MAX_DEPTH + 1];
+    json_t *o;    /* the result */
+    bool lenient; /* drop what JSON cannot hold instead of raising */
+};
+
+/* Convert the value at idx (depth: tables above it); NULL for a value
+ * dropped by a lenient conversion. */
+static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
 {
     idx = lua_absindex (L, idx);
     luaL_checkstack (L, 4, "table nesting");
-    if (depth > MAX_DEPTH) {
-        if (lenient)
-            return NULL;
-        luaL_error (L, "table nesting too deep (cycle?)");
-    }
     switch (lua_type (L, idx)) {
         case LUA_TNIL:
             return json_null ();
@@ -269,7 +273,7 @@ static json_t *to_json (lua_State *L, int idx, int depth, bool lenient)
             size_t len;
             const char *s = lua_tolstring (L, idx, &len);
             json_t *o = json_stringn (s, len);
-            if (!o && !lenient)
+            if (!o && !c->lenient)
                 luaL_error (L, "string is not valid UTF-8");
             return o;
         }
@@ -280,73 +284,78 @@ static json_t *to_json (lua_State *L, int idx, int depth, bool lenient)
         case LUA_TTABLE: {
             size_t n;
             json_t *o;
+            if (depth > MAX_DEPTH) {
+                if (c->lenient)
+                    return NULL;
+                luaL_error (L, "table nesting too deep (cycle?)");
+            }
             if (table_is_array (L, idx, &n)) {
-                o = json_array ();
+                if (!(o = c->building[depth] = json_array ()))
+                    luaL_error (L, "out of memory");
                 for (size_t i = 1; i <= n; i++) {
                     lua_rawgeti (L, idx, (lua_Integer)i);
-                    json_t *v = to_json (L, -1, depth + 1, lenient);
-                    lua_pop (L, 1);
+                    json_t *v = to_json (L, c, -1, depth + 1);
                     if (v)
                         json_array_append_new (o, v);
-                }
-                return o;
-            }
-            o = json_object ();
-            lua_pushnil (L);
-            while (lua_next (L, idx)) {
-                const char *k = lua_type (L, -2) == LUA_TSTRING
-                                    ? lua_tostring (L, -2)
-                                    : NULL;
-                if (!k) {
-                    if (!lenient) {
-                        json_decref (o);
-                        luaL_error (L, "table keys must be strings (or 1..n "
-                                       "for an array)");
-                    }
                     lua_pop (L, 1);
-                    continue;
                 }
-                json_t *v = to_json (L, -1, depth + 1, lenient);
-                if (v)
-                    json_object_set_new (o, k, v);
-                lua_pop (L, 1);
             }
+            else {
+                if (!(o = c->building[depth] = json_object ()))
+                    luaL_error (L, "out of memory");
+                lua_pushnil (L);
+                while (lua_next (L, idx)) {
+                    json_t *v;
+                    if (lua_type (L, -2) != LUA_TSTRING) {
+                        if (!c->lenient)
+                            luaL_error (L, "table keys must be strings (or "
+                                           "1..n for an array)");
+                    }
+                    else if ((v = to_json (L, c, -1, depth + 1)))
+                        json_object_set_new (o, lua_tostring (L, -2), v);
+                    lua_pop (L, 1);
+                }
+            }
+            c->building[depth] = NULL; /* the caller owns it now */
             return o;
         }
         default:
             break;
     }
-    if (!lenient)
+    if (!c->lenient)
         luaL_error (L, "cannot convert a %s to JSON", luaL_typename (L, idx));
     return NULL;
 }
 
-/* to_json() that never leaks the partial object on error: build it
- * inside a protected call. */
-struct tojson_ctx {
-    json_t *o;
-    bool lenient;
-};
-
 static int tojson_protected (lua_State *L)
 {
     struct tojson_ctx *c = lua_touserdata (L, 2);
-    c->o = to_json (L, 1, 0, c->lenient);
+    c->o = to_json (L, c, 1, 0);
     return 0;
 }
 
-/* Converts the value at idx; on error raises it in L (no leak). */
-static json_t *check_json (lua_State *L, int idx)
+/* Convert the value at idx in a protected call: 0, or -1 with the error
+ * on L's stack and what was built freed. */
+static int convert (lua_State *L, int idx, struct tojson_ctx *c)
 {
-    struct tojson_ctx c = { .o = NULL, .lenient = false };
     idx = lua_absindex (L, idx);
     lua_pushcfunction (L, tojson_protected);
     lua_pushvalue (L, idx);
-    lua_pushlightuserdata (L, &c);
+    lua_pushlightuserdata (L, c);
     if (lua_pcall (L, 2, 0, 0) != LUA_OK) {
-        json_decref (c.o);
-        lua_error (L);
+        for (int d = 0; d <= MAX_DEPTH; d++)
+            json_decref (c->building[d]);
+        return -1;
     }
+    return 0;
+}
+
+/* Converts the value at idx; on error raises it in L (nothing leaks). */
+static json_t *check_json (lua_State *L, int idx)
+{
+    struct tojson_ctx c = { .o = NULL };
+    if (convert (L, idx, &c) < 0)
+        lua_error (L);
     return c.o;
 }
 
@@ -1018,7 +1027,9 @@ static bool push_handler (lua_State *L, const char *topic)
         lua_rawgeti (L, -1, i);
         lua_rawgeti (L, -1, 1);
         const char *glob = lua_tostring (L, -1);
-        if (glob && fnmatch (glob, topic, 0) == 0) {
+        /* most handlers name one topic: fnmatch costs ten times strcmp */
+        if (glob && (!strcmp (glob, topic)
+                     || (strpbrk (glob, "*?[\\") && !fnmatch (glob, topic, 0)))) {
             lua_rawgeti (L, -2, 2);
             lua_replace (L, -4); /* fn replaces the handlers table */
             lua_pop (L, 2);
@@ -1417,15 +1428,8 @@ error:
 static void copy_value (lua_State *from, int idx, lua_State *to)
 {
     struct tojson_ctx c = { .o = NULL, .lenient = true };
-    idx = lua_absindex (from, idx);
-    lua_pushcfunction (from, tojson_protected);
-    lua_pushvalue (from, idx);
-    lua_pushlightuserdata (from, &c);
-    if (lua_pcall (from, 2, 0, 0) != LUA_OK) {
+    if (convert (from, idx, &c) < 0) /* out of memory */
         lua_pop (from, 1);
-        json_decref (c.o);
-        c.o = NULL;
-    }
     if (c.o && json_is_object (c.o) && json_object_size (c.o) == 0) {
         lua_newtable (to);
     }
