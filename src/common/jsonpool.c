@@ -79,9 +79,9 @@ static struct {
  * batch behind it.  Threads take whole batches from the shared stack and
  * give whole batches back, so the lock is taken once per POOL_BATCH
  * blocks; slurmctld's RPC threads allocate and our agent frees, and an
- * exiting thread gives everything back.  The default TLS model: initial-
- * exec would save a call but can make dlopen of the plugin fail when the
- * process has no static TLS to spare. */
+ * exiting thread gives everything back.  Reached through TLS descriptors
+ * (meson.build): initial-exec would be as quick but can make dlopen of the
+ * plugin fail when the process has no static TLS to spare. */
 struct cache {
     void *hot[POOL_CLASSES];
     unsigned n_hot[POOL_CLASSES];
