@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Does a submission cost more when many jobs are pending? Submissions with
-# an empty cluster and with PRELOAD pending jobs, for job_submit/jobtap
-# (mode c) and Slurm's job_submit/lua (mode b), SchedulerParameters=defer.
+# an empty cluster and with PRELOAD pending jobs, with no job_submit plugin
+# (mode a), job_submit/jobtap (mode c) and Slurm's job_submit/lua (mode b),
+# SchedulerParameters=defer.
 #
-#   bench/scale.sh [--preload N] [--jobs N] [--reps R] [--modes "c b"] [--out FILE]
+#   bench/scale.sh [--preload N] [--jobs N] [--reps R] [--modes "a c b"] [--out FILE]
 #
 # The pending jobs are submitted once with no job_submit plugin (fast) and
 # the job state saved; every loaded sample restarts slurmctld from a copy
 # of that state, so each sees exactly PRELOAD jobs (in jobtap mode the
-# shim's start-up replay takes them in, and the sample waits for it).
+# shim's start-up replay takes them in, and the sample waits for it), and
+# starts after the shim's first periodic pass (bench_after_first_pass).
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib/cluster.sh"
 . "$top/bench/lib.sh"
 
-preload=50000 jobs=500 reps=3 modes="c b" out=/dev/stdout
+preload=50000 jobs=2000 reps=3 modes="a c b" out=/dev/stdout
 while [ $# -gt 0 ]; do
 	case $1 in
 	--preload) preload=$2; shift 2 ;;
@@ -44,6 +46,7 @@ for ((rep = 1; rep <= reps && rc == 0; rep++)); do
 			snap=
 			[ "$load" != 0 ] && snap=$CLUSTER_DIR/state.loaded
 			bench_restart "$mode" defer "$snap" || { rc=1; break 3; }
+			[ -n "$snap" ] && bench_after_first_pass
 			line=$(bench_submit "$jobs" 4) || { rc=1; break 3; }
 			printf 'sched=defer mode=%s load=%s rep=%d %s\n' "$mode" "$load" "$rep" "$line" >>"$out"
 			bench_say "scale rep $rep mode=$mode pending=$load: $(bench_field rate "$line") jobs/s, $(bench_field ctld_cpu_us "$line") us CPU/job"
