@@ -54,6 +54,7 @@
 #define POOL_MAX 256
 #define POOL_CLASSES (POOL_MAX / POOL_GRAIN)
 #define POOL_BATCH 32 /* blocks a thread takes or gives back per lock */
+#define POOL_PARTIALS 8 /* part-used lists kept whole per class */
 
 /* A batch is a NULL-terminated list of POOL_BATCH free blocks linked
  * through their first word; the shared stack of batches links batch heads
@@ -66,7 +67,15 @@ static struct {
     uintptr_t next_page;     /* first page not yet carved */
     uint8_t page_class[POOL_RANGE / POOL_PAGE];
     void *batches[POOL_CLASSES]; /* full batches */
-    void *loose[POOL_CLASSES];   /* single blocks left by exiting threads */
+    /* What exiting threads leave: their part-used hot lists, kept whole
+     * (a slurmctld RPC thread lives for one submission and leaves one per
+     * class it used), and single blocks once those slots are taken. */
+    struct partial {
+        void *head;
+        unsigned n;
+    } partial[POOL_CLASSES][POOL_PARTIALS];
+    unsigned n_partial[POOL_CLASSES];
+    void *loose[POOL_CLASSES];
     uintptr_t carve[POOL_CLASSES], carve_end[POOL_CLASSES];
     size_t in_use; /* bytes in blocks handed out, as of each thread's last
                       visit (the thread's own change since is in cache) */
@@ -135,8 +144,8 @@ static void cache_arm (struct cache *c)
 }
 
 /* Fill c's empty hot list of class cls from the pool: a full batch, else
- * loose blocks, else freshly carved ones.  Returns the number taken, 0
- * when the range is used up. */
+ * a part-used list, else loose blocks, else freshly carved ones.  Returns
+ * the number taken, 0 when the range is used up. */
 static unsigned cache_refill (struct cache *c, unsigned cls)
 {
     size_t size = class_size (cls);
@@ -150,6 +159,11 @@ static unsigned cache_refill (struct cache *c, unsigned cls)
     if ((head = pool.batches[cls])) {
         pool.batches[cls] = NEXT_BATCH (head);
         n = POOL_BATCH;
+    }
+    else if (pool.n_partial[cls] > 0) {
+        struct partial *pl = &pool.partial[cls][--pool.n_partial[cls]];
+        head = pl->head;
+        n = pl->n;
     }
     else {
         while (n < POOL_BATCH && pool.loose[cls]) {
@@ -201,6 +215,12 @@ static void cache_flush (void *arg)
             NEXT_BATCH (c->full[cls]) = pool.batches[cls];
             pool.batches[cls] = c->full[cls];
             c->full[cls] = NULL;
+        }
+        if (c->hot[cls] && pool.n_partial[cls] < POOL_PARTIALS) {
+            struct partial *pl = &pool.partial[cls][pool.n_partial[cls]++];
+            pl->head = c->hot[cls];
+            pl->n = c->n_hot[cls];
+            c->hot[cls] = NULL;
         }
         while (c->hot[cls]) {
             void *b = c->hot[cls];
