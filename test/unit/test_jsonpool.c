@@ -160,6 +160,47 @@ static void test_exit_gives_back (void)
         "blocks freed by a thread that then exits go back to the pool");
 }
 
+/* Many short-lived threads, as slurmctld's RPC threads: each builds a tree,
+ * frees it and exits, leaving a part-used list per class; more of them
+ * than the pool keeps whole, so the rest go back block by block.  Then
+ * one thread takes them all up again. */
+static void *build_and_free (void *arg)
+{
+    (void)arg;
+    jobtap_host_json_pool_begin ();
+    json_t *t = make_tree ();
+    jobtap_host_json_pool_end ();
+    json_decref (t);
+    return NULL;
+}
+
+static void test_short_threads (void)
+{
+    size_t base = jobtap_host_json_pool_bytes ();
+    json_t *trees[64];
+    pthread_t t;
+
+    for (int i = 0; i < 20; i++) {
+        pthread_create (&t, NULL, build_and_free, NULL);
+        pthread_join (t, NULL);
+    }
+    ok (jobtap_host_json_pool_bytes () == base,
+        "20 threads that build, free and exit leave the pool balanced");
+    jobtap_host_json_pool_begin ();
+    for (int i = 0; i < 64; i++)
+        trees[i] = make_tree ();
+    jobtap_host_json_pool_end ();
+    json_t *ref = make_tree ();
+    bool equal = true;
+    for (int i = 0; i < 64; i++) {
+        equal = equal && json_equal (trees[i], ref);
+        json_decref (trees[i]);
+    }
+    json_decref (ref);
+    ok (equal && jobtap_host_json_pool_bytes () == base,
+        "their blocks serve new trees, and come back again");
+}
+
 /* The switch is read when the library loads: check it in a fresh process. */
 static void test_switch_off (const char *self)
 {
@@ -209,6 +250,7 @@ int main (int argc, char *argv[])
         diag ("pool off (valgrind or a sanitizer build): only the switch is tested");
     test_threads ();
     test_exit_gives_back ();
+    test_short_threads ();
     test_switch_off (argv[0]);
     done_testing ();
     return 0;
