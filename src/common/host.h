@@ -299,7 +299,10 @@ void jobtap_host_json_pool_begin (void);
 void jobtap_host_json_pool_end (void);
 
 /* Bytes in blocks the pool has handed out and not taken back; 0 when it
- * is off.  Memory that mallinfo() does not see, for benchmarks and tests. */
+ * is off.  Other threads' blocks count as of their last visit to the
+ * shared lists (once per batch, and when they exit); the calling thread's
+ * are exact.  Memory that mallinfo() does not see, for benchmarks and
+ * tests. */
 size_t jobtap_host_json_pool_bytes (void);
 
 /* The job's state (JOBTAP_STATE_*), or -1 with ENOENT for an unknown job.

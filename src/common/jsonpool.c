@@ -114,6 +114,21 @@ static void pool_unlock (void)
     __atomic_store_n (&pool.locked, 0, __ATOMIC_RELEASE);
 }
 
+/* Lock the pool for thread cache c, settling c's count of bytes in use. */
+static void pool_visit (struct cache *c)
+{
+    pool_lock ();
+    pool.in_use += c->in_use;
+    c->in_use = 0;
+}
+
+/* A full batch of class cls onto the shared stack; pool locked. */
+static void batch_push (unsigned cls, void *batch)
+{
+    NEXT_BATCH (batch) = pool.batches[cls];
+    pool.batches[cls] = batch;
+}
+
 static size_t class_size (unsigned cls)
 {
     return (cls + 1) * POOL_GRAIN;
@@ -153,9 +168,7 @@ static unsigned cache_refill (struct cache *c, unsigned cls)
     unsigned n = 0;
 
     cache_arm (c);
-    pool_lock ();
-    pool.in_use += c->in_use;
-    c->in_use = 0;
+    pool_visit (c);
     if ((head = pool.batches[cls])) {
         pool.batches[cls] = NEXT_BATCH (head);
         n = POOL_BATCH;
@@ -192,11 +205,8 @@ static unsigned cache_refill (struct cache *c, unsigned cls)
 /* Give a full batch of class cls back to the pool. */
 static void pool_put_batch (struct cache *c, unsigned cls, void *batch)
 {
-    pool_lock ();
-    pool.in_use += c->in_use;
-    c->in_use = 0;
-    NEXT_BATCH (batch) = pool.batches[cls];
-    pool.batches[cls] = batch;
+    pool_visit (c);
+    batch_push (cls, batch);
     pool_unlock ();
 }
 
@@ -207,13 +217,10 @@ static void cache_flush (void *arg)
 {
     struct cache *c = arg;
 
-    pool_lock ();
-    pool.in_use += c->in_use;
-    c->in_use = 0;
+    pool_visit (c);
     for (unsigned cls = 0; cls < POOL_CLASSES; cls++) {
         if (c->full[cls]) {
-            NEXT_BATCH (c->full[cls]) = pool.batches[cls];
-            pool.batches[cls] = c->full[cls];
+            batch_push (cls, c->full[cls]);
             c->full[cls] = NULL;
         }
         if (c->hot[cls] && pool.n_partial[cls] < POOL_PARTIALS) {
@@ -234,13 +241,31 @@ static void cache_flush (void *arg)
     c->armed = false;
 }
 
+/* A block from c's hot list of class cls, which has one. */
+static inline void *hot_pop (struct cache *c, unsigned cls)
+{
+    void *p = c->hot[cls];
+
+    c->hot[cls] = NEXT (p);
+    c->n_hot[cls]--;
+    c->in_use += class_size (cls);
+    return p;
+}
+
+/* Block ptr onto c's hot list of class cls, which has room. */
+static inline void hot_push (struct cache *c, unsigned cls, void *ptr)
+{
+    NEXT (ptr) = c->hot[cls];
+    c->hot[cls] = ptr;
+    c->n_hot[cls]++;
+    c->in_use -= class_size (cls);
+}
+
 /* pool_malloc when this thread's hot list of class cls is empty. */
 __attribute__ ((noinline)) static void *malloc_refill (struct cache *c,
                                                       unsigned cls,
                                                       size_t size)
 {
-    void *p;
-
     if (c->full[cls]) {
         c->hot[cls] = c->full[cls];
         c->n_hot[cls] = POOL_BATCH;
@@ -248,28 +273,20 @@ __attribute__ ((noinline)) static void *malloc_refill (struct cache *c,
     }
     else if (!cache_refill (c, cls))
         return malloc (size); /* range used up: libc from here on */
-    p = c->hot[cls];
-    c->hot[cls] = NEXT (p);
-    c->n_hot[cls]--;
-    c->in_use += class_size (cls);
-    return p;
+    return hot_pop (c, cls);
 }
 
 static void *pool_malloc (size_t size)
 {
     struct cache *c = &cache;
     unsigned cls;
-    void *p;
 
     if (!c->scope_depth || size > POOL_MAX)
         return malloc (size);
     cls = size ? (size - 1) / POOL_GRAIN : 0;
-    if (__builtin_expect (!(p = c->hot[cls]), 0))
+    if (__builtin_expect (!c->hot[cls], 0))
         return malloc_refill (c, cls, size);
-    c->hot[cls] = NEXT (p);
-    c->n_hot[cls]--;
-    c->in_use += class_size (cls);
-    return p;
+    return hot_pop (c, cls);
 }
 
 /* pool_free when this thread's hot list of class cls is empty (the thread
@@ -286,10 +303,7 @@ __attribute__ ((noinline)) static void free_spill (struct cache *c,
         c->n_hot[cls] = 0;
     }
     cache_arm (c);
-    NEXT (ptr) = c->hot[cls];
-    c->hot[cls] = ptr;
-    c->n_hot[cls]++;
-    c->in_use -= class_size (cls);
+    hot_push (c, cls, ptr);
 }
 
 static void pool_free (void *ptr)
@@ -304,14 +318,10 @@ static void pool_free (void *ptr)
     }
     cls = pool.page_class[(p - pool.base) / POOL_PAGE];
     n = c->n_hot[cls];
-    if (__builtin_expect (n == 0 || n == POOL_BATCH, 0)) {
+    if (__builtin_expect (n == 0 || n == POOL_BATCH, 0))
         free_spill (c, cls, ptr);
-        return;
-    }
-    NEXT (ptr) = c->hot[cls];
-    c->hot[cls] = ptr;
-    c->n_hot[cls] = n + 1;
-    c->in_use -= class_size (cls);
+    else
+        hot_push (c, cls, ptr);
 }
 
 static bool pool_wanted (void)
