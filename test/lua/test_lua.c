@@ -172,6 +172,9 @@ static void test_spec_fields (void)
         "    tostring (job.duration), tostring (job.queue),\n"
         "    tostring (job.bank), tostring (job.project), tostring (job.cwd),\n"
         "    tostring (job.duration == job.duration))\n"
+        "  -- tables are compared by reference: equal only if cached\n"
+        "  jobtap.log_info ('cached %s %s', tostring (job.jobspec == job.jobspec),\n"
+        "    tostring (job.slurm == job.slurm))\n"
         "end)\n";
 
     ok (start ("fields.lua", lua, NULL) == 0, "fields policy loads: %s",
@@ -184,6 +187,9 @@ static void test_spec_fields (void)
     ok (log_find ("fields.lua: fields full 90.5 short b1 p1 /tmp true")
             != NULL,
         "name, duration, queue, bank, project and cwd read from the jobspec");
+    ok (log_find ("fields.lua: cached true true") != NULL,
+        "an args field and a computed field are each converted once per "
+        "callback, then read from the job's cache");
     ok (submit (jobspec_make (NULL), 16, NULL) != 0,
         "a job with none of them is accepted");
     ok (log_find ("fields.lua: fields nil 0 nil nil nil nil true") != NULL,
