@@ -418,7 +418,7 @@ int flux_respond_pack (flux_t *h,
         return -1;
     }
     va_start (ap, fmt);
-    o = json_vpack_ex (&err, 0, fmt, ap);
+    o = plugin_vpack (&err, fmt, ap);
     va_end (ap);
     if (!o) {
         errno = EINVAL;

@@ -36,6 +36,9 @@ int plugin_arg_set_lazy (flux_plugin_arg_t *args,
                          void *arg);
 /* Build the lazy key now (for args handed to a plugin to keep). */
 void plugin_arg_resolve (flux_plugin_arg_t *args);
+/* json_vpack_ex, quicker for the usual formats; the same results and
+ * errors. */
+json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);
 
 /* flux.c */
 void runtime_vlog (int level, const char *fmt, va_list ap);
@@ -53,8 +56,11 @@ void msg_destroy (flux_msg_t *msg);
 /* 0 = responded ok (*response set), -1 = error response or none. */
 int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len);
 
-/* compact.c: compact JSON text of o (malloc'd), NULL on failure. */
+/* compact.c: compact JSON text of o (malloc'd), NULL on failure.  Not
+ * thread-safe (it remembers shared subtrees' text): under the runtime
+ * lock.  compact_memo_clear lets go of what it remembers. */
 char *compact_dumps (json_t *o);
+void compact_memo_clear (void);
 
 /* lock.c-like helpers live in jobtap.c */
 void runtime_lock (void);

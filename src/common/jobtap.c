@@ -2258,7 +2258,7 @@ int flux_jobtap_event_post_pack (flux_plugin_t *p,
         json_error_t err;
         va_list ap;
         va_start (ap, fmt);
-        ctx = json_vpack_ex (&err, 0, fmt, ap);
+        ctx = plugin_vpack (&err, fmt, ap);
         va_end (ap);
         if (!ctx) {
             errno = EINVAL;
@@ -2295,7 +2295,7 @@ int flux_jobtap_jobspec_update_pack (flux_plugin_t *p, const char *fmt, ...)
     }
     jobtap_host_json_pool_begin ();
     va_start (ap, fmt);
-    o = json_vpack_ex (&err, 0, fmt, ap);
+    o = plugin_vpack (&err, fmt, ap);
     va_end (ap);
     if (o && validate_updates (o) == 0) {
         if (!job->pending_updates)
@@ -2333,7 +2333,7 @@ int flux_jobtap_jobspec_update_id_pack (flux_plugin_t *p,
         goto out;
     }
     va_start (ap, fmt);
-    o = json_vpack_ex (&err, 0, fmt, ap);
+    o = plugin_vpack (&err, fmt, ap);
     va_end (ap);
     if (!o || validate_updates (o) < 0) {
         errno = EINVAL;

@@ -1,5 +1,6 @@
 /* flux_plugin_*: success and error paths per semantics section 1. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -538,6 +539,58 @@ static void test_unpack_like_jansson (void)
     }
 }
 
+/* flux_plugin_arg_pack stores what json_pack makes of the same format
+ * and arguments, and fails with its error, both for the formats it packs
+ * itself and for those it leaves to jansson. */
+#define PACK_AS_JANSSON(fmt, ...)                                            \
+    do {                                                                     \
+        flux_plugin_arg_t *a = flux_plugin_arg_create ();                    \
+        json_t *ours = NULL, *theirs;                                        \
+        json_error_t e;                                                      \
+        int ra = flux_plugin_arg_pack (a, FLUX_PLUGIN_ARG_IN, fmt,           \
+                                       __VA_ARGS__);                         \
+        theirs = json_pack_ex (&e, 0, fmt, __VA_ARGS__);                     \
+        if (ra == 0)                                                         \
+            (void)flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "o", &ours); \
+        ok ((ra == 0) == (theirs != NULL)                                    \
+                && (ra == 0 ? json_equal (ours, theirs)                      \
+                            : strstr (flux_plugin_arg_strerror (a), e.text)  \
+                                  != NULL),                                  \
+            "pack %s: rc %d, as jansson", fmt, ra);                          \
+        json_decref (theirs);                                                \
+        flux_plugin_arg_destroy (a);                                         \
+    } while (0)
+
+static void test_pack_like_jansson (void)
+{
+    json_t *obj = json_pack ("{s:[i]}", "x", 1);
+
+    PACK_AS_JANSSON ("{s:s}", "attributes.system.queue", "batch");
+    PACK_AS_JANSSON ("{s:i s:I s:b s:f s:n}", "i", -3, "I",
+                     (json_int_t)1 << 40, "b", 2, "f", 2.5, "n");
+    PACK_AS_JANSSON ("{s:{s:{s:s}} s:i}", "a", "b", "c", "d", "e", 1);
+    PACK_AS_JANSSON ("{s:i, s:s}", "a", 1, "b", "x");
+    PACK_AS_JANSSON ("{ s : i }", "a", 1);
+    PACK_AS_JANSSON ("{}", NULL);
+    PACK_AS_JANSSON ("{s:O}", "o", obj);
+    PACK_AS_JANSSON ("{s:o}", "o", json_integer (7));
+    PACK_AS_JANSSON ("{s:s?}", "a", NULL);
+    PACK_AS_JANSSON ("{s:[i s]}", "a", 1, "x");
+    /* errors */
+    PACK_AS_JANSSON ("{s:s}", "a", NULL);
+    PACK_AS_JANSSON ("{s:O}", "a", NULL);
+    PACK_AS_JANSSON ("{s:i}", NULL, 1);
+    PACK_AS_JANSSON ("{s:s}", "a", "\xff");
+    PACK_AS_JANSSON ("{s:i}", "\xff", 1);
+    PACK_AS_JANSSON ("{s:f}", "a", NAN);
+    PACK_AS_JANSSON ("{s:i", "a", 1);
+    PACK_AS_JANSSON ("{s:i} x", "a", 1);
+    PACK_AS_JANSSON ("{s:i s}", "a", 1, "b");
+    PACK_AS_JANSSON ("{i:i}", 1, 1);
+    ok (obj->refcount == 1, "pack: 'O' references all given back");
+    json_decref (obj);
+}
+
 int main (void)
 {
     test_basics ();
@@ -547,6 +600,7 @@ int main (void)
     test_args ();
     test_lazy_args ();
     test_unpack_like_jansson ();
+    test_pack_like_jansson ();
     test_dso ();
     done_testing ();
 }
