@@ -6,6 +6,7 @@
  * is what json_loads reads back to an equal value: reals always carry a
  * '.' or an exponent so they stay reals, strings are escaped per RFC 8259
  * and keep their UTF-8 as is. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,83 @@ static void put_real (struct buf *b, double v)
         put (b, ".0", 2);
 }
 
+/* Containers shared between jobspecs (the resources and task count that
+ * jobs of one shape share: src/slurm_adapter/jobspec.c) are written once
+ * and their text reused: a fifth of a jobspec's writing.  Each entry
+ * holds a reference, so its address cannot come back as another tree
+ * while the entry lives; jobspecs are never changed in place.  The
+ * caller serialises (the runtime lock). */
+#define MEMO_SLOTS 4
+static struct memo {
+    json_t *o;
+    char *text;
+    size_t len;
+} memo[MEMO_SLOTS];
+static unsigned memo_next;
+
+static bool shared (json_t *o)
+{
+    return (json_is_object (o) || json_is_array (o)) && o->refcount > 1;
+}
+
+static const struct memo *memo_find (json_t *o)
+{
+    for (int i = 0; i < MEMO_SLOTS; i++) {
+        if (memo[i].o == o)
+            return &memo[i];
+    }
+    return NULL;
+}
+
+static void memo_drop (struct memo *m)
+{
+    json_decref (m->o);
+    free (m->text);
+    memset (m, 0, sizeof (*m));
+}
+
+static void memo_add (json_t *o, const char *text, size_t len)
+{
+    struct memo *m = &memo[memo_next++ % MEMO_SLOTS];
+    char *copy = malloc (len);
+
+    if (!copy)
+        return;
+    memo_drop (m);
+    memcpy (copy, text, len);
+    m->o = json_incref (o);
+    m->text = copy;
+    m->len = len;
+}
+
+void compact_memo_clear (void)
+{
+    for (int i = 0; i < MEMO_SLOTS; i++)
+        memo_drop (&memo[i]);
+}
+
+static void put_value_direct (struct buf *b, json_t *o, int depth);
+
 static void put_value (struct buf *b, json_t *o, int depth)
+{
+    const struct memo *m;
+    size_t start;
+
+    if (depth == 0 || !shared (o)) { /* a root is its job's own */
+        put_value_direct (b, o, depth);
+        return;
+    }
+    if ((m = memo_find (o))) {
+        put (b, m->text, m->len);
+        return;
+    }
+    start = b->len;
+    put_value_direct (b, o, depth);
+    if (!b->failed)
+        memo_add (o, b->data + start, b->len - start);
+}
+
+static void put_value_direct (struct buf *b, json_t *o, int depth)
 {
     if (depth > 256) { /* deeper than anything jansson itself would load */
         b->failed = 1;

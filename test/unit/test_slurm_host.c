@@ -234,6 +234,56 @@ static void test_compact_text (void)
     }
 }
 
+/* Subtrees shared between jobspecs are written once, then from memory:
+ * the same text, a reference held while remembered, none after. */
+static void test_compact_memo (void)
+{
+    json_t *res = json_pack ("[{s:s s:i}]", "type", "slot", "count", 1);
+    json_t *t1 = json_pack ("{s:O s:i}", "resources", res, "n", 1);
+    json_t *t2 = json_pack ("{s:i s:O}", "n", 2, "resources", res);
+    char *a = compact_dumps (t1);
+    ok (res->refcount == 4, "a shared subtree's text is remembered");
+    char *b = compact_dumps (t2);
+    is (a, "{\"resources\":[{\"type\":\"slot\",\"count\":1}],\"n\":1}",
+        "first jobspec with the shared subtree");
+    is (b, "{\"n\":2,\"resources\":[{\"type\":\"slot\",\"count\":1}]}",
+        "second one, written from memory");
+    free (a);
+    free (b);
+
+    /* more shared subtrees than remembered, one past the stack buffer */
+    char big[3000];
+    memset (big, 'y', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    json_t *sub[6], *trees[6];
+    bool same = true;
+    for (int i = 0; i < 6; i++) {
+        sub[i] = json_pack ("{s:i s:s}", "i", i, "s", i == 2 ? big : "z");
+        trees[i] = json_pack ("{s:O s:{s:O}}", "a", sub[i], "b", "c", sub[i]);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < 6; i++) {
+            char *t = compact_dumps (trees[i]);
+            json_t *back = t ? json_loads (t, 0, NULL) : NULL;
+            same = same && back && json_equal (back, trees[i]);
+            json_decref (back);
+            free (t);
+        }
+    }
+    ok (same, "shared subtrees beyond the memory's slots and its buffer");
+    compact_memo_clear ();
+    bool released = res->refcount == 3;
+    for (int i = 0; i < 6; i++) {
+        released = released && sub[i]->refcount == 3;
+        json_decref (trees[i]);
+        json_decref (sub[i]);
+    }
+    ok (released, "cleared, it holds no reference");
+    json_decref (t1);
+    json_decref (t2);
+    json_decref (res);
+}
+
 /* Jobspecs at rest are kept as text (the most recent 256 as trees): an
  * old job's jobspec reads back whole for plugins, updates and job_info. */
 static void test_compact_jobspecs (void)
@@ -334,6 +384,7 @@ int main (void)
     test_update_ex ();
     test_many_jobs ();
     test_compact_text ();
+    test_compact_memo ();
     test_compact_jobspecs ();
     test_compact_later ();
     json_decref (test_log);
