@@ -120,12 +120,12 @@ static uint64_t submit_one (void)
     json_t *spec = build_spec (), *updates = NULL;
     jobtap_host_error_t err;
     uint64_t token = 0;
-    if (jobtap_host_submit (spec, 1000, 16, 1.0, 0, &updates, &token, &err)
+    if (jobtap_host_submit (spec, 1000, 16, 1.0, JOBTAP_SUBMIT_TAKE_JOBSPEC,
+                            &updates, &token, &err)
         < 0) {
         fprintf (stderr, "bench-micro: rejected: %s\n", err.text);
         exit (1);
     }
-    json_decref (spec);
     apply_updates (updates);
     json_decref (updates);
     return token;

@@ -168,6 +168,10 @@ int jobtap_host_service_call (const char *topic,
 
 enum {
     JOBTAP_SUBMIT_TEST_ONLY = 1, /* --test-only: will be aborted, not new'd */
+    /* The runtime takes the caller's reference to 'jobspec' (also when it
+     * fails): held by nobody else, a plugin's jobspec update changes it in
+     * place instead of copying the objects on the updated path. */
+    JOBTAP_SUBMIT_TAKE_JOBSPEC = 2,
 };
 
 /* A job is being submitted (no id yet).  Runs job.create, job.validate and

@@ -36,6 +36,9 @@ int plugin_arg_set_lazy (flux_plugin_arg_t *args,
                          void *arg);
 /* Build the lazy key now (for args handed to a plugin to keep). */
 void plugin_arg_resolve (flux_plugin_arg_t *args);
+/* Remove 'key' from the IN args if its value is 'v' (the args let go of
+ * their reference); true if removed. */
+bool plugin_arg_drop (flux_plugin_arg_t *args, const char *key, json_t *v);
 /* json_vpack_ex, quicker for the usual formats; the same results and
  * errors. */
 json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);

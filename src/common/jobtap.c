@@ -770,6 +770,22 @@ static flux_plugin_arg_t *job_args_create_out (struct job *job, json_t *extra,
     return args;
 }
 
+/* After a callback that asked for jobspec updates: the args let go of
+ * the jobspec they hold, so the update can change it in place when
+ * nobody else holds it, and a later plugin of the stack reads it
+ * updated, as in Flux (where the args hold the jobspec that updates
+ * change). */
+static void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job)
+{
+    if (job->jobspec && plugin_arg_drop (args, "jobspec", job->jobspec)
+        && plugin_arg_set_lazy (args,
+                                "jobspec",
+                                args_jobspec,
+                                args_job_release,
+                                job_incref (job)) < 0)
+        job_decref (job);
+}
+
 static flux_plugin_arg_t *job_args_create (struct job *job)
 {
     return job_args_create_out (job, NULL, NULL);
@@ -906,32 +922,48 @@ static void notify_event (struct job *job, struct event *ev)
         rt.ops.event (job->id, entry, rt.ops_arg);
 }
 
+/* An object of the jobspec being updated, ready to change: 'o' itself
+ * when nobody but its parent (itself being changed) holds it, else a
+ * copy; a new reference, NULL if out of memory. */
+static json_t *own_object (json_t *o)
+{
+    if (!json_is_object (o))
+        return json_object ();
+    return o->refcount == 1 ? json_incref (o) : json_copy (o);
+}
+
 /* Apply dotted-key updates to a job's jobspec; a null value deletes the
- * key.  Only the objects along each updated path are copied; everything
- * else is shared with the old jobspec, which stays as it was for whoever
- * still holds it (the jobspec is unchanged during a callback). */
+ * key.  Objects along each updated path that someone else holds (a
+ * callback's args, the submitter, a subtree shared between jobs, the
+ * compaction memory) are copied, and keep showing what they showed (the
+ * jobspec is unchanged during a callback); the others are changed in
+ * place.  Out of memory part way, the updates before stay applied. */
 static int jobspec_apply_pooled (struct job *job, json_t *updates)
 {
-    json_t *copy = json_copy (job_jobspec (job));
+    json_t *spec = job_jobspec (job);
+    json_t *root = spec ? own_object (spec) : NULL;
     const char *key;
     json_t *val;
+    int rc = -1;
 
-    if (!copy)
+    if (!root)
         return -1;
     json_object_foreach (updates, key, val) {
         char *path = strdup (key);
         char *saveptr = NULL;
         char *tok, *next;
-        json_t *o = copy;
+        json_t *o = root;
         if (!path)
-            goto fail;
+            goto done;
         tok = strtok_r (path, ".", &saveptr);
         while (tok && (next = strtok_r (NULL, ".", &saveptr))) {
-            json_t *child = json_object_get (o, tok);
-            child = json_is_object (child) ? json_copy (child) : json_object ();
-            if (!child || json_object_set_new (o, tok, child) < 0) {
+            json_t *cur = json_object_get (o, tok);
+            json_t *child = own_object (cur);
+            if (child && child == cur)
+                json_decref (child); /* o's own: changed in place */
+            else if (!child || json_object_set_new (o, tok, child) < 0) {
                 free (path);
-                goto fail;
+                goto done;
             }
             o = child;
             tok = next;
@@ -944,11 +976,10 @@ static int jobspec_apply_pooled (struct job *job, json_t *updates)
         }
         free (path);
     }
-    job_set_jobspec (job, copy, NULL);
-    return 0;
-fail:
-    json_decref (copy);
-    return -1;
+    rc = 0;
+done:
+    job_set_jobspec (job, root, NULL); /* the text kept at rest is stale */
+    return rc;
 }
 
 static int jobspec_apply (struct job *job, json_t *updates)
@@ -1467,8 +1498,10 @@ static int stack_call_skip (struct job *job,
             continue;
         }
         rc = flux_plugin_call (v[i]->p, topic, args);
-        if (job)
+        if (job && job->pending_updates) {
+            args_jobspec_drop (args, job);
             flush_updates (job);
+        }
         if (rc < 0) {
             runtime_log (LOG_DEBUG,
                          "jobtap: %s: %s: rc=-1",

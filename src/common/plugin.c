@@ -474,6 +474,13 @@ void plugin_arg_resolve (flux_plugin_arg_t *args)
     arg_lazy_clear (args);
 }
 
+bool plugin_arg_drop (flux_plugin_arg_t *args, const char *key, json_t *v)
+{
+    if (!args || !v || json_object_get (args->in, key) != v)
+        return false;
+    return json_object_del (args->in, key) == 0;
+}
+
 /* Unpack format walking, to tell whether a format reads the lazy key.
  * Every unpack argument is a pointer (keys are const char *), so the
  * walk consumes them as void *.  Whatever it does not follow counts as

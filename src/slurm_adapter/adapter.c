@@ -987,16 +987,15 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
               s ? s : "?");
         free (s);
     }
+    /* the runtime takes spec: a policy's update then edits it in place */
     if (jobtap_host_submit (spec, desc->user_id, urgency,
-                            (double)time (NULL), 0, &updates, &token,
-                            &err) < 0) {
-        json_decref (spec);
+                            (double)time (NULL), JOBTAP_SUBMIT_TAKE_JOBSPEC,
+                            &updates, &token, &err) < 0) {
         info ("jobtap: rejected a job of user %u: %s", desc->user_id,
               err.text);
         *err_msg = xstrdup (err.text);
         return SLURM_ERROR;
     }
-    json_decref (spec);
     if (updates && json_object_size (updates) > 0 &&
         jobspec_apply_updates (desc, updates, &msg) < 0) {
         json_decref (updates);

@@ -1,5 +1,7 @@
 /* args.so: catch-all "job.*" that logs each topic and checks the standard
  * IN args; subscribes to job events at job.new. */
+#include <string.h>
+
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
@@ -27,6 +29,13 @@ static int cb (flux_plugin_t *p, const char *topic, flux_plugin_arg_t *args,
     }
     flux_log (NULL, LOG_INFO, "args-check: %s: state=%s prio=%jd: OK", topic,
               flux_job_statetostr (state, "S"), (intmax_t)priority);
+    if (!strcmp (topic, "job.validate")) {
+        json_int_t duration = -1;
+        (void)json_unpack (jobspec, "{s:{s:{s:I}}}", "attributes", "system",
+                           "duration", &duration);
+        flux_log (NULL, LOG_INFO, "args-jobspec: %s duration=%jd", topic,
+                  (intmax_t)duration);
+    }
     if (!strcmp (topic, "job.new")
         && flux_jobtap_job_subscribe (p, FLUX_JOBTAP_CURRENT_JOB) < 0)
         flux_log_error (NULL, "args-check: subscribe");

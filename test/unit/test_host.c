@@ -475,6 +475,63 @@ static void test_updates (void)
     stop ();
 }
 
+static void start_two (const char *first, const char *second)
+{
+    char entries[2048];
+    snprintf (entries, sizeof (entries), "%s\n%s", load_entry (first, NULL),
+              load_entry (second, NULL));
+    start (entries);
+}
+
+/* A jobspec update from one plugin's callback: a later plugin of the
+ * stack reads the jobspec updated (as in Flux, where the args hold the
+ * jobspec the update changes), an earlier one read it as it was, and an
+ * object someone else still holds is copied, not changed. */
+static void test_update_visibility (void)
+{
+    json_t *spec, *held, *info;
+    uint64_t token = 0;
+
+    start_two ("policy.so", "args.so");
+    spec = jobspec_make ("{s:{s:i} s:i}", "policy", "duration", 60,
+                         "duration", 5);
+    held = json_incref (json_object_get (json_object_get (spec, "attributes"),
+                                         "system"));
+    ok (jobtap_host_submit (spec, 1000, 16, 1.0, JOBTAP_SUBMIT_TAKE_JOBSPEC,
+                            NULL, &token, &err) == 0,
+        "submit, the runtime taking the jobspec");
+    ok (log_find ("args-jobspec: job.validate duration=60") != NULL,
+        "a later plugin reads the jobspec as updated by an earlier one");
+    ok (json_integer_value (json_object_get (held, "duration")) == 5,
+        "an object the submitter still holds is not changed");
+    json_decref (held);
+    ok (jobtap_host_job_new (token, 700, 1000, 16, 1.0, NULL, &err) == 0,
+        "job_new");
+    info = jobtap_host_job_info (700);
+    ok (json_integer_value (json_object_get (json_object_get (json_object_get (
+                                                 json_object_get (info,
+                                                                  "jobspec"),
+                                                 "attributes"), "system"),
+                                             "duration")) == 60,
+        "the job's jobspec has the update");
+    json_decref (info);
+    stop ();
+
+    start_two ("args.so", "policy.so");
+    spec = jobspec_make ("{s:{s:i} s:i}", "policy", "duration", 60,
+                         "duration", 5);
+    ok (jobtap_host_submit (spec, 1000, 16, 1.0, 0, NULL, &token, &err) == 0
+            && json_integer_value (json_object_get (
+                   json_object_get (json_object_get (spec, "attributes"),
+                                    "system"),
+                   "duration")) == 5,
+        "without TAKE_JOBSPEC the caller's jobspec stays as it was");
+    json_decref (spec);
+    ok (log_find ("args-jobspec: job.validate duration=5") != NULL,
+        "an earlier plugin read the jobspec before the update");
+    stop ();
+}
+
 static void test_exception (void)
 {
     json_t *resp = NULL;
@@ -939,6 +996,7 @@ int main (void)
     test_default_priority ();
     test_aux_lifetime ();
     test_updates ();
+    test_update_visibility ();
     test_exception ();
     test_api ();
     test_cxx_and_oot ();
