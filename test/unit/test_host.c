@@ -396,9 +396,20 @@ static void test_aux_lifetime (void)
     stop ();
 }
 
+/* attributes.system.<key> of a job's jobspec (from job_info), or -1. */
+static json_int_t job_system_int (uint64_t id, const char *key)
+{
+    json_t *info = jobtap_host_job_info (id);
+    json_int_t v = -1;
+    (void)json_unpack (info, "{s:{s:{s:{s:I}}}}", "jobspec", "attributes",
+                       "system", key, &v);
+    json_decref (info);
+    return v;
+}
+
 static void test_updates (void)
 {
-    json_t *updates = NULL, *final = NULL, *resp = NULL, *info;
+    json_t *updates = NULL, *final = NULL, *resp = NULL;
     uint64_t token = 0;
     start (load_entry ("policy.so", NULL));
 
@@ -424,14 +435,8 @@ static void test_updates (void)
     json_decref (updates);
     ok (jobtap_host_job_new (token, 600, 1000, 16, 1.0, NULL, &err) == 0,
         "job_new");
-    info = jobtap_host_job_info (600);
-    ok (json_integer_value (json_object_get (json_object_get (json_object_get (
-                                                 json_object_get (info,
-                                                                  "jobspec"),
-                                                 "attributes"), "system"),
-                                             "duration")) == 60,
+    ok (job_system_int (600, "duration") == 60,
         "the update was applied to the jobspec");
-    json_decref (info);
     json_array_clear (test_actions);
     ok (svc_call ("job-manager.policy.update",
                                   json_pack ("{s:I}", "id", (json_int_t)600),
@@ -489,7 +494,7 @@ static void start_two (const char *first, const char *second)
  * object someone else still holds is copied, not changed. */
 static void test_update_visibility (void)
 {
-    json_t *spec, *held, *info;
+    json_t *spec, *held;
     uint64_t token = 0;
 
     start_two ("policy.so", "args.so");
@@ -507,14 +512,8 @@ static void test_update_visibility (void)
     json_decref (held);
     ok (jobtap_host_job_new (token, 700, 1000, 16, 1.0, NULL, &err) == 0,
         "job_new");
-    info = jobtap_host_job_info (700);
-    ok (json_integer_value (json_object_get (json_object_get (json_object_get (
-                                                 json_object_get (info,
-                                                                  "jobspec"),
-                                                 "attributes"), "system"),
-                                             "duration")) == 60,
+    ok (job_system_int (700, "duration") == 60,
         "the job's jobspec has the update");
-    json_decref (info);
     stop ();
 
     start_two ("args.so", "policy.so");
