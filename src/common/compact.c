@@ -158,7 +158,8 @@ static void put_real (struct buf *b, double v)
  * jobs of one shape share: src/slurm_adapter/jobspec.c) are written once
  * and their text reused: a fifth of a jobspec's writing.  Each entry
  * holds a reference, so its address cannot come back as another tree
- * while the entry lives; jobspecs are never changed in place.  The
+ * while the entry lives, and the tree stays as written: the runtime
+ * changes only objects nobody else holds (jobtap.c, own_object).  The
  * caller serialises (the runtime lock). */
 #define MEMO_SLOTS 4
 static struct memo {

@@ -380,9 +380,10 @@ static json_t *resources_build (const struct shape *k, json_t **countp)
 
 /* Most jobs of a site ask for one of a few shapes, so the last resources
  * tree and task count built are reused for a job of the same shape:
- * shared, not copied (a third of a jobspec's objects).  The runtime never
- * changes a jobspec in place (updates copy the path they change), so jobs
- * can share subtrees; jansson's reference counts are atomic. */
+ * shared, not copied (a third of a jobspec's objects).  The runtime
+ * changes a jobspec object in place only when nobody else holds it
+ * (updates copy shared objects on their path), so jobs can share
+ * subtrees; jansson's reference counts are atomic. */
 static struct {
     pthread_mutex_t lock;
     struct shape key;
