@@ -33,7 +33,7 @@ static int cb (flux_plugin_t *p, const char *topic, flux_plugin_arg_t *args,
         json_int_t duration = -1;
         (void)json_unpack (jobspec, "{s:{s:{s:I}}}", "attributes", "system",
                            "duration", &duration);
-        flux_log (NULL, LOG_INFO, "args-jobspec: %s duration=%jd", topic,
+        flux_log (NULL, LOG_INFO, "args-jobspec: job.validate duration=%jd",
                   (intmax_t)duration);
     }
     if (!strcmp (topic, "job.new")
