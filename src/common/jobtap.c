@@ -582,26 +582,35 @@ static json_t *lazy_array (json_t **slot)
     return *slot;
 }
 
+/* An object ready to change: 'o' itself when nobody but its holder (the
+ * one about to change it) holds it, else a copy, or a new object if 'o'
+ * is none; a new reference, NULL if out of memory.  Jobspecs and submit
+ * updates are shared, not copied, and copied on write this way. */
+static json_t *own_object (json_t *o)
+{
+    if (!json_is_object (o))
+        return json_object ();
+    return o->refcount == 1 ? json_incref (o) : json_copy (o);
+}
+
 /* job->all_updates ready to change: made on first use, copied first if
  * the caller of jobtap_host_submit still holds it.  NULL if out of
  * memory. */
 static json_t *updates_own (struct job *job)
 {
-    json_t *copy;
+    json_t *o = own_object (job->all_updates);
 
-    if (job->all_updates && job->all_updates->refcount > 1) {
-        if (!(copy = json_copy (job->all_updates)))
-            return NULL;
+    if (o) {
         json_decref (job->all_updates);
-        job->all_updates = copy;
+        job->all_updates = o;
     }
-    return lazy_object (&job->all_updates);
+    return o;
 }
 
-/* The jobspec a job keeps: the caller's object itself (the runtime never
- * changes a jobspec in place; updates copy the path they change), or a
- * copy without attributes.system.environment, which plugins never see
- * (Flux redacts it too). New reference. */
+/* The jobspec a job keeps: the caller's object itself (updates change in
+ * place only what nobody else holds, own_object), or a copy without
+ * attributes.system.environment, which plugins never see (Flux redacts
+ * it too). New reference. */
 static json_t *jobspec_redacted (json_t *jobspec)
 {
     json_t *system = json_object_get (json_object_get (jobspec, "attributes"),
@@ -920,16 +929,6 @@ static void notify_event (struct job *job, struct event *ev)
     json_t *entry;
     if (job_is_bound (job) && rt.ops.event && (entry = event_entry_of (ev)))
         rt.ops.event (job->id, entry, rt.ops_arg);
-}
-
-/* An object of the jobspec being updated, ready to change: 'o' itself
- * when nobody but its parent (itself being changed) holds it, else a
- * copy; a new reference, NULL if out of memory. */
-static json_t *own_object (json_t *o)
-{
-    if (!json_is_object (o))
-        return json_object ();
-    return o->refcount == 1 ? json_incref (o) : json_copy (o);
 }
 
 /* Apply dotted-key updates to a job's jobspec; a null value deletes the
