@@ -733,6 +733,22 @@ static char quick_token (struct fmt_walk *q)
 
 static bool quick_value (struct fmt_walk *q, json_t *v, int depth);
 
+/* In an object of a format, after '{' or a member: 1 with *key at an 's'
+ * key (its argument consumed), 0 at the closing '}' (passed), -1 at
+ * anything else. */
+static int quick_key (struct fmt_walk *q, const char **key)
+{
+    char c = quick_token (q);
+    if (c == '}') {
+        q->p++;
+        return 0;
+    }
+    if (c != 's' || !(*key = va_arg (q->ap, const char *)))
+        return -1;
+    q->p++;
+    return 1;
+}
+
 /* At '{'; o NULL: an optional key that is absent (arguments consumed,
  * nothing written). */
 static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
@@ -744,14 +760,9 @@ static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
         const char *key;
         bool opt = false;
         json_t *v;
-        char c = quick_token (q);
-        if (c == '}') {
-            q->p++;
-            return true;
-        }
-        if (c != 's' || !(key = va_arg (q->ap, const char *)))
-            return false;
-        q->p++;
+        int k = quick_key (q, &key);
+        if (k <= 0)
+            return k == 0;
         if (quick_token (q) == '?') {
             opt = true;
             q->p++;
@@ -857,15 +868,10 @@ static json_t *quick_pack_object (struct fmt_walk *q, int depth)
     for (;;) {
         const char *key;
         json_t *v;
-        char c = quick_token (q);
-        if (c == '}') {
-            q->p++;
+        int k = quick_key (q, &key);
+        if (k == 0)
             return o;
-        }
-        if (c != 's' || !(key = va_arg (q->ap, const char *)))
-            break;
-        q->p++;
-        if (!(v = quick_pack_value (q, depth + 1))
+        if (k < 0 || !(v = quick_pack_value (q, depth + 1))
             || json_object_set_new (o, key, v) < 0)
             break;
     }
