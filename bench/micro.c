@@ -19,6 +19,9 @@
  *       --toggle-collect=loop_submit (or =jobtap_host_job_new: the agent)
  *
  * Prints "key value unit" lines; bench/run turns them into a table. */
+#ifdef BENCH_HAVE_JOBSPEC
+#include <config.h>
+#endif
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -29,7 +32,11 @@
 
 #include "host.h"
 #ifdef BENCH_HAVE_JOBSPEC
-#include "jobspec_shim.h"
+#include "src/common/slurm_xlator.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "jobspec.h"
 #endif
 
 static int quick;
@@ -53,7 +60,7 @@ static void op_log (int level, const char *msg, void *arg)
  * so what is timed is the runtime and the plugins. */
 static const struct jobtap_host_ops ops = {.log = op_log};
 
-/* The jobspec the shim builds for the job of jobspec_shim.c; used as is
+/* The jobspec the shim builds for the job of bench_desc_init; used as is
  * when the jobspec build is not linked. */
 static const char *spec_text =
     "{\"version\":1,\"resources\":[{\"type\":\"node\",\"count\":1,\"with\":"
@@ -67,10 +74,71 @@ static const char *spec_text =
 static json_t *the_spec;
 static size_t heap_used (void);
 
+#ifdef BENCH_HAVE_JOBSPEC
+/* The Slurm side: the shim's own src/slurm_adapter/jobspec.c builds the
+ * jobspec of a realistic job_desc_msg_t and applies a policy's updates
+ * back, as job_submit/jobtap does.  Its partitions are the benchmark
+ * cluster's: "debug", the default, with no DefaultTime and MaxTime
+ * unlimited. */
+static const char *bench_default_part (void *arg)
+{
+    (void)arg;
+    return "debug";
+}
+
+static bool bench_part_limits (const char *name, uint32_t *default_time,
+                               uint32_t *max_time, void *arg)
+{
+    (void)arg;
+    if (name && strcmp (name, "debug"))
+        return false;
+    *default_time = NO_VAL;
+    *max_time = INFINITE;
+    return true;
+}
+
+static const struct jobspec_partitions bench_parts = {
+    .default_name = bench_default_part,
+    .time_limits = bench_part_limits,
+};
+
+static job_desc_msg_t desc;
+static char *desc_argv[] = {"/home/alice/run.sh", "--input", "data.txt", NULL};
+
+/* What sbatch -J sim-42 -t 60 -N 1 -n 4 -A physics --comment "run 42"
+ * -D /home/alice/work run.sh --input data.txt sends (no partition). */
+static void bench_desc_init (void)
+{
+    slurm_init_job_desc_msg (&desc);
+    desc.name = "sim-42";
+    desc.time_limit = 60;
+    desc.min_nodes = 1;
+    desc.num_tasks = 4;
+    desc.account = "physics";
+    desc.comment = "run 42";
+    desc.work_dir = "/home/alice/work";
+    desc.argv = desc_argv;
+    desc.argc = 3;
+    desc.user_id = 1000;
+    desc.group_id = 1000;
+}
+
+/* Apply the updates as job_submit does, then undo them so the next
+ * iteration starts from the same request. */
+static int bench_apply_updates (json_t *updates)
+{
+    char *msg = NULL;
+    int rc = jobspec_apply_updates (&desc, updates, &msg);
+    xfree (msg);
+    xfree (desc.partition);
+    return rc;
+}
+#endif
+
 static json_t *build_spec (void)
 {
 #ifdef BENCH_HAVE_JOBSPEC
-    return bench_jobspec_build ();
+    return jobspec_from_desc_parts (&desc, &bench_parts);
 #else
     return json_incref (the_spec);
 #endif

@@ -1,4 +1,9 @@
-/* Slurm job <-> Flux jobspec version 1 (docs/jobspec.md is the contract). */
+/* Slurm job <-> Flux jobspec version 1 (docs/jobspec.md is the contract).
+ *
+ * The Slurm half of the mapping: a job_desc or job record read into
+ * struct jobspec_fields (built by src/jobspec/jobspec_build), and checked
+ * jobspec updates (src/jobspec/jobspec_update) applied back to a job_desc.
+ * Called by the adapter's Slurm hooks; slurmctld's locks as noted. */
 #ifndef SLURM_JOBTAP_JOBSPEC_H
 #define SLURM_JOBTAP_JOBSPEC_H
 
@@ -7,10 +12,27 @@
 
 #include "src/slurmctld/slurmctld.h"
 
+/* Where a submission's defaults come from: slurmctld's partition table
+ * inside slurmctld (jobspec_slurmctld_partitions), a stub in tests and
+ * benchmarks. */
+struct jobspec_partitions {
+    /* The default partition's name, or NULL. */
+    const char *(*default_name) (void *arg);
+    /* The DefaultTime and MaxTime (minutes, INFINITE or NO_VAL) of the
+     * partition called name, or of the default one when name is NULL;
+     * false when there is no such partition. */
+    bool (*time_limits) (const char *name,
+                         uint32_t *default_time,
+                         uint32_t *max_time,
+                         void *arg);
+    void *arg;
+};
+
 /* The jobspec of a job being submitted (job_submit), with Slurm's defaults
- * for partition and time limit resolved as slurmctld will resolve them.
- * Needs the partition read lock (held in job_submit). New reference. */
-json_t *jobspec_from_desc (const job_desc_msg_t *desc);
+ * for partition and time limit resolved through parts as slurmctld will
+ * resolve them. New reference. */
+json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
+                                 const struct jobspec_partitions *parts);
 
 /* The jobspec of an existing job. Needs the job read lock. */
 json_t *jobspec_from_record (const job_record_t *job);
@@ -28,5 +50,40 @@ json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc);
  * equivalent or a value of the wrong type; desc is then left unchanged. */
 int jobspec_apply_updates (job_desc_msg_t *desc, json_t *updates,
                            char **errmsg);
+
+/* slurmctld's own partition table.  Inline, so that only code linked into
+ * slurmctld refers to its globals (unit tests and bench-micro link
+ * jobspec.c without them). Needs the partition read lock. */
+static inline const char *jobspec_slurmctld_default_name (void *arg)
+{
+    (void)arg;
+    return default_part_name;
+}
+
+static inline bool jobspec_slurmctld_time_limits (const char *name,
+                                                  uint32_t *default_time,
+                                                  uint32_t *max_time,
+                                                  void *arg)
+{
+    part_record_t *part =
+        name ? find_part_record ((char *)name) : default_part_loc;
+    (void)arg;
+    if (!part)
+        return false;
+    *default_time = part->default_time;
+    *max_time = part->max_time;
+    return true;
+}
+
+/* jobspec_from_desc_parts with slurmctld's partitions: the partition read
+ * lock is held in job_submit. */
+static inline json_t *jobspec_from_desc (const job_desc_msg_t *desc)
+{
+    const struct jobspec_partitions parts = {
+        .default_name = jobspec_slurmctld_default_name,
+        .time_limits = jobspec_slurmctld_time_limits,
+    };
+    return jobspec_from_desc_parts (desc, &parts);
+}
 
 #endif
