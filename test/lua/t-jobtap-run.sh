@@ -30,6 +30,44 @@ like "$out" 'job 5: held: jobtap: max-running-jobs' "the fifth job of a user wai
 like "$out" 'job 5: released' "and is released when the first ends"
 like "$out" 'job 1: state INACTIVE' "states are printed"
 rm -f "$script"
+# The jobspec is slurmctld's (src/jobspec builds both): duration a real.
+out=$(cd /tmp && "$run" --print-jobspec -N 1 -n 2 -t 1:30 -p debug -A MyAcct -D /tmp \
+	--exclusive --gpus-per-task=1 -d afterok:5:6 2>&1 | sed -n 's/^job 1: jobspec //p')
+is "$out" '{"attributes":{"system":{"bank":"myacct","cwd":"/tmp","dependencies":[{"scheme":"afterok","value":"5"},{"scheme":"afterok","value":"6"}],"duration":120.0,"job":{"name":"wrap"},"queue":"debug","slurm":{"dependency":"afterok:5,afterok:6","tres_per_task":"gres:gpu:1"}}},"resources":[{"count":1,"exclusive":true,"type":"node","with":[{"count":2,"label":"task","type":"slot","with":[{"count":1,"type":"core"},{"count":1,"type":"gpu"}]}]}],"tasks":[{"command":["wrap"],"count":{"per_slot":1},"slot":"task"}],"version":1}' \
+	"--print-jobspec: the jobspec slurmctld builds (duration in whole minutes, a real)"
+out=$(cd /tmp && "$run" --print-jobspec --default-time 2:00:00 2>&1 | sed -n 's/^job 1: jobspec //p')
+like "$out" '"cwd":"/tmp",' "no -D is the current directory, as sbatch sends it"
+like "$out" '"duration":7200.0,' "no -t is --default-time"
+
+# Updates: the runtime keeps the updated jobspec for job.new, and an update
+# slurmctld would refuse is refused here with slurmctld's message.
+dir=$(mktemp -d)
+cat >"$dir/update.lua" <<'LUA'
+local jobtap = require "jobtap"
+jobtap.on ("job.validate", function (job)
+    if jobtap.conf.key then job:update { [jobtap.conf.key] = jobtap.conf.value } end
+end)
+jobtap.on ("job.state.priority", function (job)
+    job:set_priority (job.queue == "batch" and 7 or 3)
+end)
+LUA
+update_run() {
+	printf '[job-manager]\nplugins = [ { load = "update.lua", conf = { %s } } ]\n' "$1" >"$dir/jobtap.conf"
+	"$run" -C "$dir/jobtap.conf" -p debug -t 10 2>&1
+}
+out=$(update_run 'key = "attributes.system.queue", value = "batch"')
+is "$?" 0 "an update with a Slurm equivalent is accepted"
+like "$out" 'job 1: priority 7' "job.new sees the updated jobspec"
+out=$(update_run '')
+like "$out" 'job 1: priority 3' "... and without the update, the submitted one"
+out=$(update_run 'key = "attributes.system.frobnicate", value = "x"')
+is "$?" 1 "an update with no Slurm equivalent rejects the job"
+is "$out" "job 1: rejected: jobtap: jobspec update of attributes.system.frobnicate has no Slurm equivalent" \
+	"with slurmctld's message"
+out=$(update_run 'key = "attributes.system.duration", value = "soon"')
+is "$out" 'job 1: rejected: jobtap: jobspec update of attributes.system.duration: invalid value "soon"' \
+	"a value of the wrong type too"
+rm -rf "$dir"
 out=$("$run" -C /nonexistent.conf 2>&1)
 is "$?" 2 "a bad config exits 2"
 done_testing
