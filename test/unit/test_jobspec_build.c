@@ -1,0 +1,137 @@
+/* src/jobspec/jobspec_build.c: a job's fields -> jobspec, what both
+ * slurmctld and jobtap-run build from. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobspec_build.h"
+#include "tap.h"
+
+static char *text;
+
+/* The compact, sorted text of the value at a path ("attributes.system",
+ * "resources.0") of o; takes the reference to o. */
+static const char *dump_at (json_t *o, const char *path)
+{
+    json_t *v = o;
+    char *copy = strdup (path), *save = NULL;
+    for (char *k = strtok_r (copy, ".", &save); k && v;
+         k = strtok_r (NULL, ".", &save))
+        v = json_is_array (v) ? json_array_get (v, strtoul (k, NULL, 10))
+                              : json_object_get (v, k);
+    free (copy);
+    free (text);
+    text = v ? json_dumps (v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+             : NULL;
+    json_decref (o);
+    return text ? text : "(null)";
+}
+
+static const char *build_at (const struct jobspec_fields *f, const char *path)
+{
+    return dump_at (jobspec_build (f), path);
+}
+
+static void test_empty (void)
+{
+    struct jobspec_fields f;
+
+    memset (&f, 0, sizeof (f));
+    is (build_at (&f, ""),
+        "{\"attributes\":{\"system\":{\"duration\":0.0}},\"resources\":[{"
+        "\"count\":1,\"label\":\"task\",\"type\":\"slot\",\"with\":[{"
+        "\"count\":1,\"type\":\"core\"}]}],\"tasks\":[{\"command\":[\"job\"],"
+        "\"count\":{\"per_slot\":1},\"slot\":\"task\"}],\"version\":1}",
+        "no fields: one slot of one core, duration 0 (a real), command job");
+    f.time_limit = 2;
+    is (build_at (&f, "attributes.system.duration"), "120.0",
+        "the time limit in minutes is the duration in seconds");
+}
+
+static void test_strings (void)
+{
+    struct jobspec_fields f;
+
+    memset (&f, 0, sizeof (f));
+    f.partition = "";
+    f.account = "";
+    f.name = "";
+    is (build_at (&f, "attributes.system"), "{\"duration\":0.0}",
+        "empty strings are absent, as unset ones");
+    f.qos = "high";
+    f.reservation = "r1";
+    f.licenses = "lic:2";
+    f.tres_per_job = "gres:gpu:4";
+    f.features = "a|b";
+    f.nice = -7;
+    is (build_at (&f, "attributes.system"),
+        "{\"duration\":0.0,\"slurm\":{\"features\":\"a|b\",\"licenses\":"
+        "\"lic:2\",\"nice\":-7,\"qos\":\"high\",\"reservation\":\"r1\","
+        "\"tres_per_job\":\"gres:gpu:4\"}}",
+        "Slurm's extras under slurm; features with | are no constraints");
+}
+
+static void test_dependency (void)
+{
+    struct jobspec_fields f;
+    const char *want =
+        "{\"dependencies\":[{\"scheme\":\"afterok\",\"value\":\"1\"},{"
+        "\"scheme\":\"afterok\",\"value\":\"2\"},{\"scheme\":\"singleton\","
+        "\"value\":\"\"}],\"duration\":0.0,\"slurm\":{\"dependency\":"
+        "\"afterok:1,afterok:2?singleton\"}}";
+
+    memset (&f, 0, sizeof (f));
+    f.dependency = "afterok:1:2?singleton";
+    is (build_at (&f, "attributes.system"), want,
+        "a dependency as submitted");
+    f.dependency =
+        "afterok:1(unfulfilled),afterok:2(unfulfilled)?singleton(unfulfilled)";
+    is (build_at (&f, "attributes.system"), want,
+        "... and as slurmctld records it: the same");
+    f.dependency = "expand:5";
+    is (build_at (&f, "attributes.system"),
+        "{\"duration\":0.0,\"slurm\":{\"dependency\":\"expand:5\"}}",
+        "a scheme with no jobtap meaning is only in slurm.dependency");
+}
+
+static void test_shapes (void)
+{
+    struct jobspec_fields f;
+    json_t *a, *b, *c;
+
+    memset (&f, 0, sizeof (f));
+    f.nodes = 3;
+    f.name = "a";
+    a = jobspec_build (&f);
+    f.name = "b";
+    b = jobspec_build (&f);
+    f.ntasks = 4;
+    c = jobspec_build (&f);
+    ok (json_object_get (a, "resources") == json_object_get (b, "resources"),
+        "jobs of one shape share their resources tree");
+    ok (json_object_get (b, "resources") != json_object_get (c, "resources"),
+        "another shape gets its own");
+    is (dump_at (json_incref (a), "resources.0.with.0.count"), "1",
+        "-N 3: one slot per node");
+    is (dump_at (json_incref (a), "tasks.0.count"), "{\"per_slot\":1}",
+        "... one task per slot");
+    is (dump_at (json_incref (c), "resources.0.with.0.count"), "2",
+        "-N 3 -n 4: two slots per node");
+    is (dump_at (json_incref (c), "tasks.0.count"), "{\"total\":4}",
+        "... 4 tasks in total");
+    is (dump_at (json_incref (b), "tasks.0.command"), "[\"b\"]",
+        "each keeps its own command");
+    json_decref (a);
+    json_decref (b);
+    json_decref (c);
+}
+
+int main (void)
+{
+    test_empty ();
+    test_strings ();
+    test_dependency ();
+    test_shapes ();
+    free (text);
+    done_testing ();
+    return 0;
+}

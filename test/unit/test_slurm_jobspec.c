@@ -1,0 +1,392 @@
+/* src/slurm_adapter/jobspec.c without slurmctld: the jobspec of a job_desc
+ * with a stub partition table, the same jobspec from the equivalent job
+ * record, and jobspec updates applied back to a job_desc (or refused with
+ * the message the user sees). */
+#include <config.h>
+
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "jobspec.h"
+#include "tap.h"
+
+/* Two partitions: "debug" (the default; no DefaultTime, MaxTime 2 hours)
+ * and "long" (DefaultTime 30 minutes). */
+static const char *stub_default (void *arg)
+{
+    (void)arg;
+    return "debug";
+}
+
+static bool stub_limits (const char *name, uint32_t *def, uint32_t *max,
+                         void *arg)
+{
+    int *calls = arg;
+    (*calls)++;
+    if (!name || !strcmp (name, "debug")) {
+        *def = NO_VAL;
+        *max = 120;
+        return true;
+    }
+    if (!strcmp (name, "long")) {
+        *def = 30;
+        *max = INFINITE;
+        return true;
+    }
+    return false;
+}
+
+static int lookups;
+static const struct jobspec_partitions parts = {
+    .default_name = stub_default,
+    .time_limits = stub_limits,
+    .arg = &lookups,
+};
+
+static char *text;
+
+/* The compact, sorted text of a JSON value (valid until the next call);
+ * takes the reference. */
+static const char *dump (json_t *o)
+{
+    free (text);
+    text = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)
+             : NULL;
+    json_decref (o);
+    return text ? text : "(null)";
+}
+
+/* The value at a path ("attributes.system.duration", "resources.0") of
+ * o, as text; takes the reference to o. */
+static const char *dump_at (json_t *o, const char *path)
+{
+    json_t *v = o;
+    char *copy = xstrdup (path), *save = NULL;
+    for (char *k = strtok_r (copy, ".", &save); k && v;
+         k = strtok_r (NULL, ".", &save))
+        v = json_is_array (v) ? json_array_get (v, strtoul (k, NULL, 10))
+                              : json_object_get (v, k);
+    xfree (copy);
+    json_incref (v);
+    json_decref (o);
+    return dump (v);
+}
+
+/* The value at a path of the jobspec of d, as text. */
+static const char *spec_at (const job_desc_msg_t *d, const char *path)
+{
+    return dump_at (jobspec_from_desc_parts (d, &parts), path);
+}
+
+static void desc_init (job_desc_msg_t *d)
+{
+    slurm_init_job_desc_msg (d);
+    d->name = "job";
+    d->user_id = 1000;
+}
+
+static void test_defaults (void)
+{
+    job_desc_msg_t d;
+
+    desc_init (&d);
+    lookups = 0;
+    is (dump (jobspec_from_desc_parts (&d, &parts)),
+        "{\"attributes\":{\"system\":{\"duration\":7200.0,\"job\":{\"name\":"
+        "\"job\"},\"queue\":\"debug\"}},\"resources\":[{\"count\":1,"
+        "\"label\":\"task\",\"type\":\"slot\",\"with\":[{\"count\":1,"
+        "\"type\":\"core\"}]}],\"tasks\":[{\"command\":[\"job\"],\"count\":{"
+        "\"per_slot\":1},\"slot\":\"task\"}],\"version\":1}",
+        "no options: the default partition and its MaxTime, one slot of "
+        "one core, no Slurm sentinel");
+    ok (lookups > 0, "the partition limits came from the lookup passed in");
+
+    d.partition = "long,debug";
+    is (spec_at (&d, "attributes.system.queue"), "\"long,debug\"",
+        "-p long,debug: the list is the queue");
+    is (spec_at (&d, "attributes.system.duration"), "1800.0",
+        "... and the first partition's DefaultTime the duration");
+    d.partition = "nosuch";
+    is (spec_at (&d, "attributes.system.duration"), "0.0",
+        "an unknown partition gives no limit (duration 0)");
+    d.time_limit = 90;
+    is (spec_at (&d, "attributes.system.duration"), "5400.0",
+        "-t 90 is 5400 seconds, a real");
+    d.time_limit = INFINITE;
+    is (spec_at (&d, "attributes.system.duration"), "0.0",
+        "-t unlimited is duration 0");
+}
+
+static void test_resources (void)
+{
+    job_desc_msg_t d;
+
+    desc_init (&d);
+    d.min_nodes = 2;
+    d.num_tasks = 5;
+    d.cpus_per_task = 3;
+    is (spec_at (&d, "resources"),
+        "[{\"count\":2,\"type\":\"node\",\"with\":[{\"count\":3,\"label\":"
+        "\"task\",\"type\":\"slot\",\"with\":[{\"count\":3,\"type\":"
+        "\"core\"}]}]}]",
+        "-N 2 -n 5 -c 3: 2 nodes of 3 slots of 3 cores");
+    is (spec_at (&d, "tasks"),
+        "[{\"command\":[\"job\"],\"count\":{\"total\":5},\"slot\":\"task\"}]",
+        "... and 5 tasks in total");
+    d.ntasks_per_node = 4;
+    d.num_tasks = NO_VAL;
+    is (spec_at (&d, "resources"),
+        "[{\"count\":2,\"type\":\"node\",\"with\":[{\"count\":4,\"label\":"
+        "\"task\",\"type\":\"slot\",\"with\":[{\"count\":3,\"type\":"
+        "\"core\"}]}]}]",
+        "--ntasks-per-node 4: 4 slots per node");
+    is (spec_at (&d, "tasks"),
+        "[{\"command\":[\"job\"],\"count\":{\"per_slot\":1},\"slot\":"
+        "\"task\"}]",
+        "... one task per slot");
+
+    desc_init (&d);
+    d.num_tasks = 2;
+    d.shared = JOB_SHARED_NONE;
+    is (spec_at (&d, "resources"),
+        "[{\"count\":2,\"label\":\"task\",\"type\":\"slot\",\"with\":[{"
+        "\"count\":1,\"type\":\"core\"}]}]",
+        "-n 2 --exclusive with no -N: no node level to mark");
+    d.min_nodes = 1;
+    is (spec_at (&d, "resources"),
+        "[{\"count\":1,\"exclusive\":true,\"type\":\"node\",\"with\":[{"
+        "\"count\":2,\"label\":\"task\",\"type\":\"slot\",\"with\":[{"
+        "\"count\":1,\"type\":\"core\"}]}]}]",
+        "-N 1 -n 2 --exclusive: an exclusive node");
+}
+
+static void test_gpus (void)
+{
+    job_desc_msg_t d;
+
+    desc_init (&d);
+    d.num_tasks = 2;
+    d.tres_per_task = "gres:gpu:2";
+    is (spec_at (&d, "resources"),
+        "[{\"count\":2,\"label\":\"task\",\"type\":\"slot\",\"with\":[{"
+        "\"count\":1,\"type\":\"core\"},{\"count\":2,\"type\":\"gpu\"}]}]",
+        "--gpus-per-task 2: 2 gpus per slot");
+    is (spec_at (&d, "attributes.system.slurm.tres_per_task"),
+        "\"gres:gpu:2\"", "... the TRES string under slurm");
+    d.tres_per_task = NULL;
+    d.min_nodes = 1;
+    d.tres_per_node = "gres:gpu:a100:4,gres:nic:1";
+    is (spec_at (&d, "resources.0.with.0.with"),
+        "[{\"count\":1,\"type\":\"core\"},{\"count\":2,\"type\":\"gpu\"}]",
+        "--gres gpu:a100:4 on 1 node of 2 slots: 2 gpus per slot");
+    d.tres_per_node = "gres:gpu:3";
+    is (spec_at (&d, "resources.0.with.0.with"),
+        "[{\"count\":1,\"type\":\"core\"}]",
+        "3 gpus per node over 2 slots do not divide: none per slot");
+    d.tres_per_node = "gpu";
+    d.num_tasks = 1;
+    is (spec_at (&d, "resources.0.with.0.with.1"),
+        "{\"count\":1,\"type\":\"gpu\"}", "a bare gpu is one");
+}
+
+static void test_attributes (void)
+{
+    job_desc_msg_t d;
+    char *argv[] = {"run.sh", "-x", NULL};
+
+    desc_init (&d);
+    d.dependency = "afterok:1:2?singleton,aftercorr:3";
+    is (spec_at (&d, "attributes.system.dependencies"),
+        "[{\"scheme\":\"afterok\",\"value\":\"1\"},{\"scheme\":\"afterok\","
+        "\"value\":\"2\"},{\"scheme\":\"singleton\",\"value\":\"\"}]",
+        "dependencies: RFC 26 entries for the jobtap schemes");
+    is (spec_at (&d, "attributes.system.slurm.dependency"),
+        "\"afterok:1,afterok:2?singleton,aftercorr:3\"",
+        "... and Slurm's string, one id per entry");
+    d.dependency = "42";
+    is (spec_at (&d, "attributes.system.dependencies"),
+        "[{\"scheme\":\"afterany\",\"value\":\"42\"}]",
+        "a bare id is afterany");
+
+    desc_init (&d);
+    d.account = "MyAcct";
+    d.wckey = "WK";
+    d.work_dir = "/tmp";
+    d.features = "a&b";
+    d.nice = NICE_OFFSET + 5;
+    d.comment = "hi";
+    d.begin_time = 1700000000;
+    d.argv = argv;
+    d.argc = 2;
+    is (spec_at (&d, "attributes.system"),
+        "{\"bank\":\"myacct\",\"constraints\":{\"properties\":[\"a\",\"b\"]},"
+        "\"cwd\":\"/tmp\",\"duration\":7200.0,\"job\":{\"name\":\"job\"},"
+        "\"project\":\"wk\",\"queue\":\"debug\",\"slurm\":{\"begin_time\":"
+        "1700000000,\"comment\":\"hi\",\"features\":\"a&b\",\"nice\":5}}",
+        "account and wckey lowercased, cwd, constraints, slurm extras");
+    is (spec_at (&d, "tasks"),
+        "[{\"command\":[\"run.sh\",\"-x\"],\"count\":{\"per_slot\":1},"
+        "\"slot\":\"task\"}]",
+        "the script and its arguments are the command");
+}
+
+/* The job_desc above as slurmctld records it: the same jobspec. */
+static void test_record (void)
+{
+    job_desc_msg_t d;
+    job_record_t j;
+    struct job_details det;
+
+    desc_init (&d);
+    d.min_nodes = 1;
+    d.num_tasks = 2;
+    d.partition = "long";
+    d.time_limit = 30;
+    d.dependency = "afterok:7:8";
+    d.shared = JOB_SHARED_NONE;
+    d.nice = NICE_OFFSET - 3;
+
+    memset (&j, 0, sizeof (j));
+    memset (&det, 0, sizeof (det));
+    j.details = &det;
+    j.name = "job";
+    j.partition = "long";
+    j.time_limit = 30;
+    det.min_nodes = 1;
+    det.max_nodes = 1;
+    det.num_tasks = 2;
+    det.orig_cpus_per_task = NO_VAL16;
+    det.ntasks_per_node = NO_VAL16;
+    det.whole_node = WHOLE_NODE_REQUIRED;
+    det.share_res = 0;
+    det.nice = NICE_OFFSET - 3;
+    det.dependency = "afterok:7(unfulfilled),afterok:8(unfulfilled)";
+
+    char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts)));
+    is (dump (jobspec_from_record (&j)), want,
+        "a job record gives the jobspec of its job_desc");
+    like (want, "\"nice\":-3", "(a negative nice)");
+    xfree (want);
+}
+
+static void test_apply (void)
+{
+    job_desc_msg_t d;
+    char *msg = NULL;
+    json_t *u;
+
+    desc_init (&d);
+    d.name = xstrdup ("job");
+    u = json_pack ("{s:f s:s s:s s:{s:s} s:{s:[ss]} s:s s:s}",
+                   "attributes.system.duration", 90.0,
+                   "attributes.system.queue", "batch",
+                   "attributes.system.bank", "Ops",
+                   "attributes.system.job", "name", "renamed",
+                   "attributes.system.constraints", "properties", "a", "b",
+                   "attributes.system.slurm.comment", "c",
+                   "attributes.system.cwd", "/w");
+    ok (jobspec_apply_updates (&d, u, &msg) == 0 && !msg,
+        "updates with a Slurm equivalent apply");
+    json_decref (u);
+    isint (d.time_limit, 2, "duration 90 s is 2 minutes (rounded up)");
+    is (d.partition, "batch", "queue is the partition");
+    is (d.account, "Ops", "bank is the account (slurmctld lowercases it)");
+    is (d.name, "renamed", "a nested job.name update is the name");
+    is (d.features, "a&b", "constraints {properties} are features a&b");
+    is (d.comment, "c", "slurm.comment is the comment");
+    is (d.work_dir, "/w", "cwd is the work dir");
+
+    u = json_pack ("{s:i}", "attributes.system.duration", 0);
+    ok (jobspec_apply_updates (&d, u, &msg) == 0, "duration 0 applies");
+    json_decref (u);
+    ok (d.time_limit == INFINITE, "... as an unlimited time limit");
+    u = json_pack ("{s:f}", "attributes.system.duration", 0.5);
+    ok (jobspec_apply_updates (&d, u, &msg) == 0 && d.time_limit == 1,
+        "half a second is one minute, never 0 (unlimited)");
+    json_decref (u);
+
+    struct {
+        const char *json, *msg;
+    } refused[] = {
+        {"{\"attributes.system.queue\": \"x\", \"resources\": []}",
+         "jobtap: jobspec update of resources has no Slurm equivalent"},
+        {"{\"attributes.system.frobnicate\": 1}",
+         "jobtap: jobspec update of attributes.system.frobnicate has no "
+         "Slurm equivalent"},
+        {"{\"attributes\": {\"system\": {\"job\": {\"name\": \"x\", "
+         "\"id\": 1}}}}",
+         "jobtap: jobspec update of attributes.system.job.id has no Slurm "
+         "equivalent"},
+        {"{\"attributes.system.duration\": -1}",
+         "jobtap: jobspec update of attributes.system.duration: invalid "
+         "value -1"},
+        {"{\"attributes.system.queue\": 5}",
+         "jobtap: jobspec update of attributes.system.queue: invalid value "
+         "5"},
+        {"{\"attributes.system.constraints\": {\"properties\": [1]}}",
+         "jobtap: jobspec update of attributes.system.constraints: invalid "
+         "value {\"properties\":[1]}"},
+    };
+    for (size_t i = 0; i < sizeof (refused) / sizeof (refused[0]); i++) {
+        u = json_loads (refused[i].json, 0, NULL);
+        msg = NULL;
+        ok (jobspec_apply_updates (&d, u, &msg) == -1, "refused: %s",
+            refused[i].json);
+        is (msg, refused[i].msg, "... with the message the user sees");
+        xfree (msg);
+        json_decref (u);
+    }
+    is (d.partition, "batch", "a refused update leaves the job unchanged");
+    is (d.name, "renamed", "... every field of it");
+    xfree (d.partition);
+    xfree (d.account);
+    xfree (d.name);
+    xfree (d.features);
+    xfree (d.comment);
+    xfree (d.work_dir);
+}
+
+static void test_updates_from_desc (void)
+{
+    job_desc_msg_t d;
+
+    slurm_init_job_desc_msg (&d);
+    is (dump (jobspec_updates_from_desc (&d)), "{}",
+        "an empty scontrol update changes no key");
+    d.time_limit = 60;
+    d.partition = "p";
+    d.account = "ACC";
+    d.features = "f";
+    d.dependency = "afterok:1";
+    is (dump (jobspec_updates_from_desc (&d)),
+        "{\"attributes.system.bank\":\"acc\",\"attributes.system.duration\":"
+        "3600.0,\"attributes.system.queue\":\"p\","
+        "\"attributes.system.slurm.dependency\":\"afterok:1\","
+        "\"attributes.system.slurm.features\":\"f\"}",
+        "scontrol update fields as jobspec keys");
+    d.time_limit = INFINITE;
+    is (spec_at (&d, "attributes.system.duration"), "0.0",
+        "(unlimited is duration 0 in a jobspec)");
+    json_t *u = jobspec_updates_from_desc (&d);
+    is (dump (json_incref (json_object_get (u, "attributes.system.duration"))),
+        "0.0", "TimeLimit=UNLIMITED is duration 0");
+    json_decref (u);
+}
+
+int main (void)
+{
+    test_defaults ();
+    test_resources ();
+    test_gpus ();
+    test_attributes ();
+    test_record ();
+    test_apply ();
+    test_updates_from_desc ();
+    free (text);
+    done_testing ();
+    return 0;
+}
