@@ -123,12 +123,10 @@ static json_t *dependencies (const char *dep)
         if (!colon) {
             if (!strcmp (tok, "singleton"))
                 json_array_append_new (a, json_pack ("{s:s s:s}", "scheme",
-                                                     "singleton", "value",
-                                                     ""));
+                                                     "singleton", "value", ""));
             else if (isdigit ((unsigned char)tok[0]))
                 json_array_append_new (a, json_pack ("{s:s s:s}", "scheme",
-                                                     "afterany", "value",
-                                                     tok));
+                                                     "afterany", "value", tok));
             continue;
         }
         *colon = '\0';
@@ -138,8 +136,8 @@ static json_t *dependencies (const char *dep)
         char *isave = NULL;
         for (char *id = strtok_r (colon + 1, ":", &isave); id;
              id = strtok_r (NULL, ":", &isave))
-            json_array_append_new (a, json_pack ("{s:s s:s}", "scheme",
-                                                 scheme, "value", id));
+            json_array_append_new (
+                a, json_pack ("{s:s s:s}", "scheme", scheme, "value", id));
     }
     free (copy);
     return a;
@@ -217,16 +215,14 @@ static json_t *resources_build (const struct shape *k, json_t **countp)
 
     if (k->nodes > 0) {
         uint32_t per_node = k->tasks_per_node ? k->tasks_per_node
-                            : k->ntasks       ? (k->ntasks + k->nodes - 1) /
-                                              k->nodes
-                                              : 1;
+                            : k->ntasks ? (k->ntasks + k->nodes - 1) / k->nodes
+                                        : 1;
         uint32_t total = k->ntasks ? k->ntasks : k->nodes * per_node;
         /* GPUs requested per node are spread over its slots when they
          * divide evenly, as Flux's nested form would. */
         if (!gpus_per_slot && k->node_gpus)
-            gpus_per_slot = k->node_gpus % per_node == 0
-                                ? k->node_gpus / per_node
-                                : 0;
+            gpus_per_slot =
+                k->node_gpus % per_node == 0 ? k->node_gpus / per_node : 0;
         res = set (typed_count ("node", k->nodes), "with",
                    append (json_array (), slot_of (per_node, k->cpus_per_task,
                                                    gpus_per_slot)));
@@ -253,7 +249,7 @@ static struct {
     pthread_mutex_t lock;
     struct shape key;
     json_t *res, *count;
-} last_shape = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} last_shape = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static json_t *resources (const struct jobspec_fields *f, json_t **countp)
 {
@@ -299,7 +295,8 @@ static json_t *command (const struct jobspec_fields *f)
 }
 
 /* attributes.system.slurm: what has no Flux name. */
-static void slurm_extras (json_t *system, const struct jobspec_fields *f,
+static void slurm_extras (json_t *system,
+                          const struct jobspec_fields *f,
                           const char *dependency)
 {
     json_t *slurm = json_object ();
@@ -332,8 +329,7 @@ json_t *jobspec_build (const struct jobspec_fields *f)
     json_t *deps, *cons;
     char *dependency = canonical_dependency (f->dependency);
 
-    json_object_set_new (system, "duration",
-                         json_real (f->time_limit * 60.));
+    json_object_set_new (system, "duration", json_real (f->time_limit * 60.));
     set_str (system, "queue", f->partition);
     if (f->account && f->account[0])
         json_object_set_new (system, "bank", jobspec_lowercase (f->account));
@@ -341,7 +337,8 @@ json_t *jobspec_build (const struct jobspec_fields *f)
         json_object_set_new (system, "project", jobspec_lowercase (f->wckey));
     set_str (system, "cwd", f->work_dir);
     if (f->name && f->name[0])
-        set (system, "job", set (json_object (), "name", json_string (f->name)));
+        set (system, "job",
+             set (json_object (), "name", json_string (f->name)));
     deps = dependencies (dependency);
     if (json_array_size (deps) > 0)
         json_object_set_new (system, "dependencies", deps);

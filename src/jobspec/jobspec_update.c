@@ -12,8 +12,7 @@
 const struct jobspec_update_key jobspec_update_keys[] = {
     {"attributes.system.duration", JOBSPEC_UPDATE_DURATION,
      JOBSPEC_FIELD_TIME_LIMIT},
-    {"attributes.system.queue", JOBSPEC_UPDATE_STRING,
-     JOBSPEC_FIELD_PARTITION},
+    {"attributes.system.queue", JOBSPEC_UPDATE_STRING, JOBSPEC_FIELD_PARTITION},
     {"attributes.system.bank", JOBSPEC_UPDATE_LOWER, JOBSPEC_FIELD_ACCOUNT},
     {"attributes.system.project", JOBSPEC_UPDATE_LOWER, JOBSPEC_FIELD_WCKEY},
     {"attributes.system.job.name", JOBSPEC_UPDATE_STRING, JOBSPEC_FIELD_NAME},
@@ -108,15 +107,15 @@ static bool valid (const struct jobspec_update_key *m, json_t *v)
     char *s;
 
     switch (m->kind) {
-        case JOBSPEC_UPDATE_DURATION:
-            return json_is_number (v) && json_number_value (v) >= 0;
-        case JOBSPEC_UPDATE_CONSTRAINTS:
-            s = jobspec_constraints_features (v);
-            free (s);
-            return s != NULL;
-        case JOBSPEC_UPDATE_STRING:
-        case JOBSPEC_UPDATE_LOWER:
-            break;
+    case JOBSPEC_UPDATE_DURATION:
+        return json_is_number (v) && json_number_value (v) >= 0;
+    case JOBSPEC_UPDATE_CONSTRAINTS:
+        s = jobspec_constraints_features (v);
+        free (s);
+        return s != NULL;
+    case JOBSPEC_UPDATE_STRING:
+    case JOBSPEC_UPDATE_LOWER:
+        break;
     }
     return json_is_string (v);
 }
@@ -148,8 +147,9 @@ json_t *jobspec_updates_check (json_t *updates, char **errmsg)
         }
         if (!valid (m, v)) {
             char *val = json_dumps (v, JSON_ENCODE_ANY | JSON_COMPACT);
-            int n = asprintf (errmsg, "jobtap: jobspec update of %s: "
-                                      "invalid value %s",
+            int n = asprintf (errmsg,
+                              "jobtap: jobspec update of %s: "
+                              "invalid value %s",
                               key, val ? val : "?");
             free (val);
             if (n < 0)

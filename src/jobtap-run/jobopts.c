@@ -12,31 +12,35 @@
 
 void jobopts_usage (FILE *f)
 {
-    fprintf (f,
-"Usage: jobtap-run [-C JOBTAP.CONF] [-v] [JOB OPTIONS] [JOBSPEC.json ...]\n"
-"       jobtap-run [-C JOBTAP.CONF] [-v] -f SCRIPT   (- for stdin)\n"
-"\n"
-"Submit one job built from the job options, or one job per JSON file,\n"
-"and print what the plugins decide.\n"
-"\n"
-"Job options (as sbatch; the jobspec is the one slurmctld builds):\n"
-"  -N, --nodes=N           -n, --ntasks=N        -c, --cpus-per-task=N\n"
-"  --ntasks-per-node=N     --exclusive           -t, --time=TIME\n"
-"  -p, --partition=NAME    -A, --account=NAME    -J, --job-name=NAME\n"
-"  --wckey=NAME            -d, --dependency=LIST -D, --chdir=DIR\n"
-"  -G, --gpus=N            --gpus-per-node=N     --gpus-per-task=N\n"
-"  --gres=LIST             --constraint=LIST     -L, --licenses=LIST\n"
-"  --comment=TEXT          -q, --qos=NAME        --reservation=NAME\n"
-"  --nice[=N]\n"
-"  -H, --hold (urgency 0)  --urgency=N           --uid=N\n"
-"  --id=N (job id to use)\n"
-"What Slurm fills in for a job that gives none:\n"
-"  --default-queue=NAME    --default-time=TIME\n"
-"  --print-jobspec         print each job's jobspec before submitting it\n"
-"\n"
-"Script commands, one per line (# starts a comment):\n"
-"  submit [JOB OPTIONS] [JOBSPEC.json]   run ID   finish ID [RESULT]\n"
-"  inactive ID   urgency ID N   reprioritize   reload   show ID\n");
+    fprintf (
+        f,
+        "Usage: jobtap-run [-C JOBTAP.CONF] [-v] [JOB OPTIONS] [JOBSPEC.json "
+        "...]\n"
+        "       jobtap-run [-C JOBTAP.CONF] [-v] -f SCRIPT   (- for stdin)\n"
+        "\n"
+        "Submit one job built from the job options, or one job per JSON file,\n"
+        "and print what the plugins decide.\n"
+        "\n"
+        "Job options (as sbatch; the jobspec is the one slurmctld builds):\n"
+        "  -N, --nodes=N           -n, --ntasks=N        -c, "
+        "--cpus-per-task=N\n"
+        "  --ntasks-per-node=N     --exclusive           -t, --time=TIME\n"
+        "  -p, --partition=NAME    -A, --account=NAME    -J, --job-name=NAME\n"
+        "  --wckey=NAME            -d, --dependency=LIST -D, --chdir=DIR\n"
+        "  -G, --gpus=N            --gpus-per-node=N     --gpus-per-task=N\n"
+        "  --gres=LIST             --constraint=LIST     -L, --licenses=LIST\n"
+        "  --comment=TEXT          -q, --qos=NAME        --reservation=NAME\n"
+        "  --nice[=N]\n"
+        "  -H, --hold (urgency 0)  --urgency=N           --uid=N\n"
+        "  --id=N (job id to use)\n"
+        "What Slurm fills in for a job that gives none:\n"
+        "  --default-queue=NAME    --default-time=TIME\n"
+        "  --print-jobspec         print each job's jobspec before submitting "
+        "it\n"
+        "\n"
+        "Script commands, one per line (# starts a comment):\n"
+        "  submit [JOB OPTIONS] [JOBSPEC.json]   run ID   finish ID [RESULT]\n"
+        "  inactive ID   urgency ID N   reprioritize   reload   show ID\n");
 }
 
 void runopts_init (struct runopts *r)
@@ -63,7 +67,7 @@ void jobopts_free (struct jobopts *o)
  * seconds; 0 for unlimited, -1 if invalid. */
 static long parse_seconds (const char *s)
 {
-    long d = 0, v[3] = { 0, 0, 0 };
+    long d = 0, v[3] = {0, 0, 0};
     int n = 0;
     const char *p = s;
     char *end;
@@ -158,40 +162,40 @@ enum {
 };
 
 static const struct option longopts[] = {
-    { "config", required_argument, NULL, 'C' },
-    { "script", required_argument, NULL, 'f' },
-    { "verbose", no_argument, NULL, 'v' },
-    { "help", no_argument, NULL, 'h' },
-    { "nodes", required_argument, NULL, 'N' },
-    { "ntasks", required_argument, NULL, 'n' },
-    { "cpus-per-task", required_argument, NULL, 'c' },
-    { "ntasks-per-node", required_argument, NULL, OPT_TPN },
-    { "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
-    { "time", required_argument, NULL, 't' },
-    { "partition", required_argument, NULL, 'p' },
-    { "account", required_argument, NULL, 'A' },
-    { "job-name", required_argument, NULL, 'J' },
-    { "dependency", required_argument, NULL, 'd' },
-    { "chdir", required_argument, NULL, 'D' },
-    { "gpus", required_argument, NULL, 'G' },
-    { "gpus-per-node", required_argument, NULL, OPT_GPN },
-    { "gpus-per-task", required_argument, NULL, OPT_GPT },
-    { "gres", required_argument, NULL, OPT_GRES },
-    { "constraint", required_argument, NULL, OPT_CONSTRAINT },
-    { "licenses", required_argument, NULL, 'L' },
-    { "comment", required_argument, NULL, OPT_COMMENT },
-    { "qos", required_argument, NULL, 'q' },
-    { "reservation", required_argument, NULL, OPT_RESV },
-    { "nice", optional_argument, NULL, OPT_NICE },
-    { "hold", no_argument, NULL, 'H' },
-    { "wckey", required_argument, NULL, OPT_WCKEY },
-    { "urgency", required_argument, NULL, OPT_URGENCY },
-    { "uid", required_argument, NULL, OPT_UID },
-    { "id", required_argument, NULL, OPT_ID },
-    { "default-queue", required_argument, NULL, OPT_DEFQ },
-    { "default-time", required_argument, NULL, OPT_DEFTIME },
-    { "print-jobspec", no_argument, NULL, OPT_PRINT },
-    { NULL, 0, NULL, 0 },
+    {"config", required_argument, NULL, 'C'},
+    {"script", required_argument, NULL, 'f'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"nodes", required_argument, NULL, 'N'},
+    {"ntasks", required_argument, NULL, 'n'},
+    {"cpus-per-task", required_argument, NULL, 'c'},
+    {"ntasks-per-node", required_argument, NULL, OPT_TPN},
+    {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"time", required_argument, NULL, 't'},
+    {"partition", required_argument, NULL, 'p'},
+    {"account", required_argument, NULL, 'A'},
+    {"job-name", required_argument, NULL, 'J'},
+    {"dependency", required_argument, NULL, 'd'},
+    {"chdir", required_argument, NULL, 'D'},
+    {"gpus", required_argument, NULL, 'G'},
+    {"gpus-per-node", required_argument, NULL, OPT_GPN},
+    {"gpus-per-task", required_argument, NULL, OPT_GPT},
+    {"gres", required_argument, NULL, OPT_GRES},
+    {"constraint", required_argument, NULL, OPT_CONSTRAINT},
+    {"licenses", required_argument, NULL, 'L'},
+    {"comment", required_argument, NULL, OPT_COMMENT},
+    {"qos", required_argument, NULL, 'q'},
+    {"reservation", required_argument, NULL, OPT_RESV},
+    {"nice", optional_argument, NULL, OPT_NICE},
+    {"hold", no_argument, NULL, 'H'},
+    {"wckey", required_argument, NULL, OPT_WCKEY},
+    {"urgency", required_argument, NULL, OPT_URGENCY},
+    {"uid", required_argument, NULL, OPT_UID},
+    {"id", required_argument, NULL, OPT_ID},
+    {"default-queue", required_argument, NULL, OPT_DEFQ},
+    {"default-time", required_argument, NULL, OPT_DEFTIME},
+    {"print-jobspec", no_argument, NULL, OPT_PRINT},
+    {NULL, 0, NULL, 0},
 };
 
 /* -c is cpus-per-task as in sbatch, so the config is -C/--config. */
@@ -218,83 +222,126 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
     long t;
 
     switch (c) {
-        case 'C': r->config = optarg; break;
-        case 'f': r->script = optarg; break;
-        case 'v': r->verbose++; break;
-        case 'h': jobopts_usage (stdout); exit (0);
-        case 'N':
-            if (count (optarg, UINT32_MAX - 2, &n) < 0)
-                return bad ("node count", optarg);
-            f->nodes = n;
-            break;
-        case 'n':
-            if (count (optarg, UINT32_MAX - 2, &n) < 0)
-                return bad ("task count", optarg);
-            f->ntasks = n;
-            break;
-        case 'c':
-            if (count (optarg, UINT16_MAX - 2, &n) < 0)
-                return bad ("cpus per task", optarg);
-            f->cpus_per_task = n;
-            break;
-        case OPT_TPN:
-            if (count (optarg, UINT16_MAX - 2, &n) < 0)
-                return bad ("tasks per node", optarg);
-            f->tasks_per_node = n;
-            break;
-        case OPT_EXCLUSIVE: f->exclusive = true; break;
-        case 't':
-            if ((t = parse_minutes (optarg)) < 0 || t > UINT32_MAX - 2)
-                return bad ("time", optarg);
-            f->time_limit = t;
-            o->time_set = true;
-            break;
-        case 'p': f->partition = optarg; break;
-        case 'A': f->account = optarg; break;
-        case 'J': f->name = optarg; break;
-        case 'd': f->dependency = optarg; break;
-        case 'D':
-            if (set_cwd (o, optarg) < 0)
-                return bad ("directory", optarg);
-            break;
-        case 'G':
-            return add_tres (&o->tres_per_job, "gres:gpu:", optarg);
-        case OPT_GPN:
-            return add_tres (&o->tres_per_node, "gres:gpu:", optarg);
-        case OPT_GPT:
-            return add_tres (&o->tres_per_task, "gres:gpu:", optarg);
-        case OPT_GRES:
-            /* --gres=none asks for none: sbatch sends nothing */
-            return strcasecmp (optarg, "none")
-                       ? add_tres (&o->tres_per_node, "", optarg)
-                       : 0;
-        case OPT_CONSTRAINT: f->features = optarg; break;
-        case 'L': f->licenses = optarg; break;
-        case OPT_COMMENT: f->comment = optarg; break;
-        case 'q': f->qos = optarg; break;
-        case OPT_RESV: f->reservation = optarg; break;
-        case OPT_NICE:
-            f->nice = optarg ? (int32_t)strtol (optarg, NULL, 10) : 100;
-            break;
-        case 'H': o->urgency = 0; break;
-        case OPT_WCKEY: f->wckey = optarg; break;
-        case OPT_URGENCY: o->urgency = (int)strtol (optarg, NULL, 10); break;
-        case OPT_UID: o->uid = strtol (optarg, NULL, 10); break;
-        case OPT_ID: o->id = strtoull (optarg, NULL, 10); break;
-        case OPT_DEFQ: r->default_queue = optarg; break;
-        case OPT_DEFTIME:
-            if ((t = parse_minutes (optarg)) < 0 || t > UINT32_MAX - 2)
-                return bad ("time", optarg);
-            r->default_time = t;
-            break;
-        case OPT_PRINT: r->print_jobspec = true; break;
-        default: jobopts_usage (stderr); return -1;
+    case 'C':
+        r->config = optarg;
+        break;
+    case 'f':
+        r->script = optarg;
+        break;
+    case 'v':
+        r->verbose++;
+        break;
+    case 'h':
+        jobopts_usage (stdout);
+        exit (0);
+    case 'N':
+        if (count (optarg, UINT32_MAX - 2, &n) < 0)
+            return bad ("node count", optarg);
+        f->nodes = n;
+        break;
+    case 'n':
+        if (count (optarg, UINT32_MAX - 2, &n) < 0)
+            return bad ("task count", optarg);
+        f->ntasks = n;
+        break;
+    case 'c':
+        if (count (optarg, UINT16_MAX - 2, &n) < 0)
+            return bad ("cpus per task", optarg);
+        f->cpus_per_task = n;
+        break;
+    case OPT_TPN:
+        if (count (optarg, UINT16_MAX - 2, &n) < 0)
+            return bad ("tasks per node", optarg);
+        f->tasks_per_node = n;
+        break;
+    case OPT_EXCLUSIVE:
+        f->exclusive = true;
+        break;
+    case 't':
+        if ((t = parse_minutes (optarg)) < 0 || t > UINT32_MAX - 2)
+            return bad ("time", optarg);
+        f->time_limit = t;
+        o->time_set = true;
+        break;
+    case 'p':
+        f->partition = optarg;
+        break;
+    case 'A':
+        f->account = optarg;
+        break;
+    case 'J':
+        f->name = optarg;
+        break;
+    case 'd':
+        f->dependency = optarg;
+        break;
+    case 'D':
+        if (set_cwd (o, optarg) < 0)
+            return bad ("directory", optarg);
+        break;
+    case 'G':
+        return add_tres (&o->tres_per_job, "gres:gpu:", optarg);
+    case OPT_GPN:
+        return add_tres (&o->tres_per_node, "gres:gpu:", optarg);
+    case OPT_GPT:
+        return add_tres (&o->tres_per_task, "gres:gpu:", optarg);
+    case OPT_GRES:
+        /* --gres=none asks for none: sbatch sends nothing */
+        return strcasecmp (optarg, "none")
+                   ? add_tres (&o->tres_per_node, "", optarg)
+                   : 0;
+    case OPT_CONSTRAINT:
+        f->features = optarg;
+        break;
+    case 'L':
+        f->licenses = optarg;
+        break;
+    case OPT_COMMENT:
+        f->comment = optarg;
+        break;
+    case 'q':
+        f->qos = optarg;
+        break;
+    case OPT_RESV:
+        f->reservation = optarg;
+        break;
+    case OPT_NICE:
+        f->nice = optarg ? (int32_t)strtol (optarg, NULL, 10) : 100;
+        break;
+    case 'H':
+        o->urgency = 0;
+        break;
+    case OPT_WCKEY:
+        f->wckey = optarg;
+        break;
+    case OPT_URGENCY:
+        o->urgency = (int)strtol (optarg, NULL, 10);
+        break;
+    case OPT_UID:
+        o->uid = strtol (optarg, NULL, 10);
+        break;
+    case OPT_ID:
+        o->id = strtoull (optarg, NULL, 10);
+        break;
+    case OPT_DEFQ:
+        r->default_queue = optarg;
+        break;
+    case OPT_DEFTIME:
+        if ((t = parse_minutes (optarg)) < 0 || t > UINT32_MAX - 2)
+            return bad ("time", optarg);
+        r->default_time = t;
+        break;
+    case OPT_PRINT:
+        r->print_jobspec = true;
+        break;
+    default:
+        jobopts_usage (stderr);
+        return -1;
     }
     return 0;
 }
 
-int jobopts_parse (int argc, char **argv, struct jobopts *o,
-                   struct runopts *r)
+int jobopts_parse (int argc, char **argv, struct jobopts *o, struct runopts *r)
 {
     int c;
     optind = 0;

@@ -44,8 +44,7 @@ void jobopts_free (struct jobopts *o);
 /* Parse argv (getopt state reset) into o and r.  Returns the index of the
  * first non-option, or -1 on error (said on stderr).  -h prints the usage
  * and exits. */
-int jobopts_parse (int argc, char **argv, struct jobopts *o,
-                   struct runopts *r);
+int jobopts_parse (int argc, char **argv, struct jobopts *o, struct runopts *r);
 
 /* The jobspec of the job o describes, r's defaults filled in.  New
  * reference, or NULL when out of memory. */

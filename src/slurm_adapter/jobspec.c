@@ -106,8 +106,7 @@ static void fields_from_desc (const job_desc_msg_t *d,
     f->argc = d->argc;
 }
 
-static void fields_from_record (const job_record_t *j,
-                                struct jobspec_fields *f)
+static void fields_from_record (const job_record_t *j, struct jobspec_fields *f)
 {
     const struct job_details *det = j->details;
 
@@ -115,16 +114,15 @@ static void fields_from_record (const job_record_t *j,
     if (det) {
         /* slurmctld fills in min_nodes itself; max_nodes stays 0 unless
          * the user asked for a node count. */
-        f->nodes = det->max_nodes && set32 (det->min_nodes) ? det->min_nodes
-                                                           : 0;
+        f->nodes =
+            det->max_nodes && set32 (det->min_nodes) ? det->min_nodes : 0;
         f->ntasks = set32 (det->num_tasks) ? det->num_tasks : 0;
         f->cpus_per_task =
             set16 (det->orig_cpus_per_task) ? det->orig_cpus_per_task : 0;
-        f->tasks_per_node = set16 (det->ntasks_per_node)
-                                ? det->ntasks_per_node
-                                : 0;
-        f->exclusive = det->share_res == 0 &&
-                       (det->whole_node & WHOLE_NODE_REQUIRED);
+        f->tasks_per_node =
+            set16 (det->ntasks_per_node) ? det->ntasks_per_node : 0;
+        f->exclusive =
+            det->share_res == 0 && (det->whole_node & WHOLE_NODE_REQUIRED);
         f->work_dir = det->work_dir;
         f->dependency = det->dependency;
         f->features = det->features;
@@ -227,8 +225,7 @@ json_t *jobspec_updates_from_desc (const job_desc_msg_t *d)
     return u;
 }
 
-int jobspec_apply_updates (job_desc_msg_t *desc, json_t *updates,
-                           char **errmsg)
+int jobspec_apply_updates (job_desc_msg_t *desc, json_t *updates, char **errmsg)
 {
     char *msg = NULL;
     json_t *flat = jobspec_updates_check (updates, &msg);

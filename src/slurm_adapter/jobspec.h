@@ -48,7 +48,8 @@ json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc);
 /* Apply jobspec updates (dotted keys -> values) to a job_desc. Returns 0,
  * or -1 with *errmsg (xmalloc'd) naming the first key that has no Slurm
  * equivalent or a value of the wrong type; desc is then left unchanged. */
-int jobspec_apply_updates (job_desc_msg_t *desc, json_t *updates,
+int jobspec_apply_updates (job_desc_msg_t *desc,
+                           json_t *updates,
                            char **errmsg);
 
 /* slurmctld's own partition table.  Inline, so that only code linked into

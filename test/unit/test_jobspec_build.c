@@ -81,8 +81,7 @@ static void test_dependency (void)
 
     memset (&f, 0, sizeof (f));
     f.dependency = "afterok:1:2?singleton";
-    is (build_at (&f, "attributes.system"), want,
-        "a dependency as submitted");
+    is (build_at (&f, "attributes.system"), want, "a dependency as submitted");
     f.dependency =
         "afterok:1(unfulfilled),afterok:2(unfulfilled)?singleton(unfulfilled)";
     is (build_at (&f, "attributes.system"), want,

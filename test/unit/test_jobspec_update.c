@@ -12,8 +12,8 @@ static void test_keys (void)
 
     ok (jobspec_update_nkeys == 12, "12 keys have a Slurm field");
     k = jobspec_update_key_find ("attributes.system.duration");
-    ok (k && k->kind == JOBSPEC_UPDATE_DURATION
-            && k->field == JOBSPEC_FIELD_TIME_LIMIT,
+    ok (k && k->kind == JOBSPEC_UPDATE_DURATION &&
+            k->field == JOBSPEC_FIELD_TIME_LIMIT,
         "duration is the time limit");
     k = jobspec_update_key_find ("attributes.system.bank");
     ok (k && k->kind == JOBSPEC_UPDATE_LOWER, "bank is lowercased by Slurm");
@@ -22,8 +22,8 @@ static void test_keys (void)
     ok (!jobspec_update_key_find ("resources"), "resources have no field");
 }
 
-static void check (const char *json, const char *want_flat,
-                   const char *want_msg)
+static void
+check (const char *json, const char *want_flat, const char *want_msg)
 {
     json_t *u = json_loads (json, 0, NULL);
     char *msg = (char *)"unset";
@@ -33,8 +33,7 @@ static void check (const char *json, const char *want_flat,
     if (want_flat) {
         is (s, want_flat, "accepted: %s", json);
         ok (msg == NULL, "... with no message");
-    }
-    else {
+    } else {
         ok (flat == NULL, "refused: %s", json);
         is (msg, want_msg, "... %s", want_msg);
     }

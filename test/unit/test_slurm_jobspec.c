@@ -22,8 +22,8 @@ static const char *stub_default (void *arg)
     return "debug";
 }
 
-static bool stub_limits (const char *name, uint32_t *def, uint32_t *max,
-                         void *arg)
+static bool
+stub_limits (const char *name, uint32_t *def, uint32_t *max, void *arg)
 {
     int *calls = arg;
     (*calls)++;
@@ -175,8 +175,8 @@ static void test_gpus (void)
         "[{\"count\":2,\"label\":\"task\",\"type\":\"slot\",\"with\":[{"
         "\"count\":1,\"type\":\"core\"},{\"count\":2,\"type\":\"gpu\"}]}]",
         "--gpus-per-task 2: 2 gpus per slot");
-    is (spec_at (&d, "attributes.system.slurm.tres_per_task"),
-        "\"gres:gpu:2\"", "... the TRES string under slurm");
+    is (spec_at (&d, "attributes.system.slurm.tres_per_task"), "\"gres:gpu:2\"",
+        "... the TRES string under slurm");
     d.tres_per_task = NULL;
     d.min_nodes = 1;
     d.tres_per_node = "gres:gpu:a100:4,gres:nic:1";
@@ -281,14 +281,12 @@ static void test_apply (void)
 
     desc_init (&d);
     d.name = xstrdup ("job");
-    u = json_pack ("{s:f s:s s:s s:{s:s} s:{s:[ss]} s:s s:s}",
-                   "attributes.system.duration", 90.0,
-                   "attributes.system.queue", "batch",
-                   "attributes.system.bank", "Ops",
-                   "attributes.system.job", "name", "renamed",
-                   "attributes.system.constraints", "properties", "a", "b",
-                   "attributes.system.slurm.comment", "c",
-                   "attributes.system.cwd", "/w");
+    u = json_pack (
+        "{s:f s:s s:s s:{s:s} s:{s:[ss]} s:s s:s}",
+        "attributes.system.duration", 90.0, "attributes.system.queue", "batch",
+        "attributes.system.bank", "Ops", "attributes.system.job", "name",
+        "renamed", "attributes.system.constraints", "properties", "a", "b",
+        "attributes.system.slurm.comment", "c", "attributes.system.cwd", "/w");
     ok (jobspec_apply_updates (&d, u, &msg) == 0 && !msg,
         "updates with a Slurm equivalent apply");
     json_decref (u);
