@@ -1031,6 +1031,31 @@ static void fatal_cancel (struct job *job, json_t *context)
                        rt.ops_arg);
 }
 
+/* Drop jt's subscriptions to job.  While the job is busy its events'
+ * subscriber walk may be on an entry, so entries are only marked then
+ * (plugin NULL) and subs_reap frees them once the events are applied. */
+static void subs_remove (struct job *job, struct jt_plugin *jt)
+{
+    for (struct sub **sp = &job->subs; *sp;) {
+        struct sub *s = *sp;
+        if (s->plugin != jt)
+            sp = &s->next;
+        else if (job->busy) {
+            s->plugin = NULL;
+            sp = &s->next;
+        }
+        else {
+            *sp = s->next;
+            free (s);
+        }
+    }
+}
+
+static void subs_reap (struct job *job)
+{
+    subs_remove (job, NULL);
+}
+
 /* Apply one event: update the job, then fire job.event.* to subscribers,
  * job.update for jobspec updates, and job.state.<s> on a state change. */
 static int event_apply (struct job *job, struct event *ev)
@@ -1167,6 +1192,8 @@ static int event_apply (struct job *job, struct event *ev)
         char topic[256];
         struct sub *s;
         snprintf (topic, sizeof (topic), "job.event.%s", ev->name);
+        /* A callback may unsubscribe (it is only marked then, see
+         * subs_remove) or subscribe (appended, so it hears this event). */
         for (s = job->subs; s; s = s->next) {
             flux_plugin_arg_t *args;
             if (!s->plugin || !(args = job_args_create (job)))
@@ -1308,6 +1335,7 @@ static int event_post_kind (struct job *job,
         free (q);
     }
     job->busy = false;
+    subs_reap (job);
     job_sync_host (job);
     job_decref (job);
     return rc;
@@ -1801,15 +1829,7 @@ static void job_aux_plugin_gone (struct jt_plugin *jt)
                     ap = &a->next;
                 }
             }
-            for (struct sub **sp = &j->subs; *sp;) {
-                if ((*sp)->plugin == jt) {
-                    struct sub *s = *sp;
-                    *sp = s->next;
-                    free (s);
-                }
-                else
-                    sp = &(*sp)->next;
-            }
+            subs_remove (j, jt);
         }
     }
     for (int i = 0; i < rt.stack_len; i++) {
@@ -2489,17 +2509,8 @@ void flux_jobtap_job_unsubscribe (flux_plugin_t *p, flux_jobid_t id)
     struct jt_plugin *jt;
 
     runtime_lock ();
-    if ((jt = jt_get (p)) && (job = lookup_active_jobid (p, id))) {
-        for (struct sub **sp = &job->subs; *sp;) {
-            if ((*sp)->plugin == jt) {
-                struct sub *s = *sp;
-                *sp = s->next;
-                free (s);
-            }
-            else
-                sp = &(*sp)->next;
-        }
-    }
+    if ((jt = jt_get (p)) && (job = lookup_active_jobid (p, id)))
+        subs_remove (job, jt);
     runtime_unlock ();
 }
 
