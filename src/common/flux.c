@@ -11,6 +11,7 @@
 
 #include "aux.h"
 #include "internal.h"
+#include "log.h"
 
 struct flux_handle {
     struct aux_item *aux;

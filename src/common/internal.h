@@ -13,7 +13,6 @@ extern "C" {
 
 /* plugin.c */
 int plugin_init_builtin (flux_plugin_t *p, flux_plugin_init_f init);
-json_t *plugin_conf_get (flux_plugin_t *p);
 /* flux_plugin_match_handler without touching the plugin's last error. */
 bool plugin_has_handler (flux_plugin_t *p, const char *topic);
 /* Changes whenever a plugin adds or removes a handler, and when the
@@ -44,9 +43,6 @@ bool plugin_arg_drop (flux_plugin_arg_t *args, const char *key, json_t *v);
 json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);
 
 /* flux.c */
-void runtime_vlog (int level, const char *fmt, va_list ap);
-void runtime_log (int level, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
 flux_t *runtime_handle (void);
 void runtime_handle_clear (void);
 
@@ -64,10 +60,6 @@ int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len);
  * lock.  compact_memo_clear lets go of what it remembers. */
 char *compact_dumps (json_t *o);
 void compact_memo_clear (void);
-
-/* lock.c-like helpers live in jobtap.c */
-void runtime_lock (void);
-void runtime_unlock (void);
 
 /* builtins.c */
 int builtin_priority_default_init (flux_plugin_t *p);
