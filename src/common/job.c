@@ -272,6 +272,10 @@ void job_aux_destroy_all (struct job *job)
 /* Plugin removal: destroy its aux on active jobs, abandon the rest. */
 void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt)
 {
+    struct job_aux *doomed = NULL;
+
+    /* Unlink first, destroy after the walk: destructors are plugin code,
+     * which may change jobs' aux and the table. */
     for (size_t b = 0; b < rt->nbuckets; b++) {
         for (struct job *j = rt->buckets[b]; j; j = j->hnext) {
             struct job_aux **ap = &j->aux;
@@ -283,8 +287,8 @@ void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt)
                 }
                 if (j->state != FLUX_JOB_STATE_INACTIVE) {
                     *ap = a->next;
-                    aux_destroy (&a->items);
-                    free (a);
+                    a->next = doomed;
+                    doomed = a;
                 }
                 else {
                     a->plugin = NULL;
@@ -293,6 +297,12 @@ void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt)
             }
             subs_remove (j, jt);
         }
+    }
+    while (doomed) {
+        struct job_aux *a = doomed;
+        doomed = a->next;
+        aux_destroy (&a->items);
+        free (a);
     }
     for (int i = 0; i < rt->stack_len; i++) {
         struct job *j = rt->stack[i];
