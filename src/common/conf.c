@@ -105,7 +105,6 @@ static json_t *config_read (const char *path,
                             json_t **lines,
                             jobtap_host_error_t *err)
 {
-    char buf[1024];
     json_t *config;
     json_t *jm;
 
@@ -115,10 +114,8 @@ static json_t *config_read (const char *path,
         *lines = json_array ();
         return json_object ();
     }
-    if (!(config = toml_file_to_json (path, lines, buf, sizeof (buf)))) {
-        errprintf (err, "%s", buf);
+    if (!(config = toml_file_to_json (path, lines, err)))
         return NULL;
-    }
     jm = json_object_get (config, "job-manager");
     if (jm && (*plugins = json_object_get (jm, "plugins"))
         && !json_is_array (*plugins)) {

@@ -192,7 +192,6 @@ int jobtap_host_service_call (const char *topic,
     struct runtime *rt = host_runtime ();
     struct service *found = NULL;
     flux_msg_t *msg;
-    char buf[512];
     int rc = -1;
 
     if (!topic || !response) {
@@ -220,8 +219,7 @@ int jobtap_host_service_call (const char *topic,
         goto out;
     }
     found->cb (runtime_handle (), NULL, msg, found->arg);
-    if ((rc = msg_result (msg, response, buf, sizeof (buf))) < 0)
-        errprintf (err, "%s", buf);
+    rc = msg_result (msg, response, err);
     msg_destroy (msg);
 out:
     runtime_unlock ();

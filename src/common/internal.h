@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+#include "host.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -53,7 +55,7 @@ flux_msg_t *msg_create (const char *topic,
                         uint32_t rolemask);
 void msg_destroy (flux_msg_t *msg);
 /* 0 = responded ok (*response set), -1 = error response or none. */
-int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len);
+int msg_result (flux_msg_t *msg, json_t **response, jobtap_host_error_t *err);
 
 /* compact.c: compact JSON text of o (malloc'd), NULL on failure.  Not
  * thread-safe (it remembers shared subtrees' text): under the runtime
@@ -70,8 +72,7 @@ int builtin_dependency_slurm_init (flux_plugin_t *p);
  * On failure returns NULL with "file:line:col: message" in err. */
 json_t *toml_file_to_json (const char *path,
                            json_t **lines,
-                           char *err,
-                           size_t errlen);
+                           jobtap_host_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,10 @@
 
 #include "host.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void runtime_lock (void);
 void runtime_unlock (void);
 
@@ -27,5 +31,9 @@ void runtime_log (int level, const char *fmt, ...)
  * may be NULL), errno kept as the caller set it.  Returns -1. */
 int errprintf (jobtap_host_error_t *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
