@@ -1,8 +1,8 @@
 /* Compact JSON text of a jansson value, for jobspecs kept at rest.
  *
- * json_dumps spends ~55k instructions on a 0.5 KiB jobspec (a callback
- * per token, snprintf per number); this writer does the same text in a
- * fraction of that, and the agent compacts every job once.  The output
+ * json_dumps is slow on this path (a callback per token, snprintf per
+ * number; docs/performance.md has the figures) and the agent compacts
+ * every job once, so this writer makes the same text directly.  The output
  * is what json_loads reads back to an equal value: reals always carry a
  * '.' or an exponent so they stay reals, strings are escaped per RFC 8259
  * and keep their UTF-8 as is. */
@@ -137,7 +137,7 @@ static void put_integer (struct buf *b, json_int_t v)
 static void put_real (struct buf *b, double v)
 {
     /* Whole numbers (durations) as "%.17g" would print them, without
-     * printf's 1.3k instructions; 0.0 goes the slow way for its sign. */
+     * printf; 0.0 goes the slow way for its sign. */
     if (v != 0. && v > -1e15 && v < 1e15 && v == (double)(long long)v) {
         put_integer (b, (json_int_t)v);
         put (b, ".0", 2);

@@ -11,6 +11,7 @@
 
 #include "aux.h"
 #include "internal.h"
+#include "log.h"
 
 struct flux_handle {
     struct aux_item *aux;
@@ -242,21 +243,20 @@ void msg_destroy (flux_msg_t *msg)
     }
 }
 
-int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len)
+int msg_result (flux_msg_t *msg, json_t **response, jobtap_host_error_t *err)
 {
     if (msg->responded == 1) {
         *response = msg->response ? json_incref (msg->response) : json_null ();
         return 0;
     }
     if (msg->responded == 2) {
-        snprintf (err,
-                  len,
-                  "%s",
-                  msg->errstr ? msg->errstr : strerror (msg->errnum));
+        errprintf (err,
+                   "%s",
+                   msg->errstr ? msg->errstr : strerror (msg->errnum));
         errno = msg->errnum;
         return -1;
     }
-    snprintf (err, len, "%s: service did not respond", msg->topic);
+    errprintf (err, "%s: service did not respond", msg->topic);
     errno = ENOSYS;
     return -1;
 }

@@ -7,13 +7,14 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+#include "host.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* plugin.c */
 int plugin_init_builtin (flux_plugin_t *p, flux_plugin_init_f init);
-json_t *plugin_conf_get (flux_plugin_t *p);
 /* flux_plugin_match_handler without touching the plugin's last error. */
 bool plugin_has_handler (flux_plugin_t *p, const char *topic);
 /* Changes whenever a plugin adds or removes a handler, and when the
@@ -44,9 +45,6 @@ bool plugin_arg_drop (flux_plugin_arg_t *args, const char *key, json_t *v);
 json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);
 
 /* flux.c */
-void runtime_vlog (int level, const char *fmt, va_list ap);
-void runtime_log (int level, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
 flux_t *runtime_handle (void);
 void runtime_handle_clear (void);
 
@@ -57,17 +55,13 @@ flux_msg_t *msg_create (const char *topic,
                         uint32_t rolemask);
 void msg_destroy (flux_msg_t *msg);
 /* 0 = responded ok (*response set), -1 = error response or none. */
-int msg_result (flux_msg_t *msg, json_t **response, char *err, size_t len);
+int msg_result (flux_msg_t *msg, json_t **response, jobtap_host_error_t *err);
 
 /* compact.c: compact JSON text of o (malloc'd), NULL on failure.  Not
  * thread-safe (it remembers shared subtrees' text): under the runtime
  * lock.  compact_memo_clear lets go of what it remembers. */
 char *compact_dumps (json_t *o);
 void compact_memo_clear (void);
-
-/* lock.c-like helpers live in jobtap.c */
-void runtime_lock (void);
-void runtime_unlock (void);
 
 /* builtins.c */
 int builtin_priority_default_init (flux_plugin_t *p);
@@ -78,8 +72,7 @@ int builtin_dependency_slurm_init (flux_plugin_t *p);
  * On failure returns NULL with "file:line:col: message" in err. */
 json_t *toml_file_to_json (const char *path,
                            json_t **lines,
-                           char *err,
-                           size_t errlen);
+                           jobtap_host_error_t *err);
 
 #ifdef __cplusplus
 }

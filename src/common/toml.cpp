@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "internal.h"
+#include "log.h"
 
 static json_t *convert (const toml::node &node);
 
@@ -51,8 +52,7 @@ static json_t *convert (const toml::node &node)
 
 extern "C" json_t *toml_file_to_json (const char *path,
                                       json_t **lines,
-                                      char *err,
-                                      size_t errlen)
+                                      jobtap_host_error_t *err)
 {
     toml::table tbl;
     try {
@@ -61,23 +61,21 @@ extern "C" json_t *toml_file_to_json (const char *path,
     catch (const toml::parse_error &e) {
         const auto &src = e.source ();
         if (src.begin.line > 0)
-            std::snprintf (err,
-                           errlen,
-                           "%s:%u:%u: %s",
+            errprintf (err,
+                       "%s:%u:%u: %s",
                            path,
                            (unsigned)src.begin.line,
                            (unsigned)src.begin.column,
                            std::string (e.description ()).c_str ());
         else
-            std::snprintf (err,
-                           errlen,
-                           "%s: %s",
+            errprintf (err,
+                       "%s: %s",
                            path,
                            std::string (e.description ()).c_str ());
         return nullptr;
     }
     catch (const std::exception &e) {
-        std::snprintf (err, errlen, "%s: %s", path, e.what ());
+        errprintf (err, "%s: %s", path, e.what ());
         return nullptr;
     }
     json_t *o = convert_table (tbl);

@@ -1,0 +1,295 @@
+/* The instance config: jobtap.conf read (TOML, Flux's [job-manager]
+ * schema plus our [slurm-jobtap] table), its plugins loaded, and reload:
+ * conf.update only when the plugin list is the same, else the whole set
+ * again, with the previous set back if the new one fails (conf.h). */
+#include <errno.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <flux/core.h>
+
+#include "conf.h"
+#include "host.h"
+#include "internal.h"
+#include "jtplugin.h"
+#include "log.h"
+#include "plugins.h"
+#include "runtime.h"
+
+static int entry_line (json_t *lines, size_t i)
+{
+    return (int)json_integer_value (json_array_get (lines, i));
+}
+
+/* Load builtins and the [job-manager] plugins entries.  On failure the
+ * caller unloads everything. */
+static int config_apply_plugins (struct runtime *rt,
+                                 const char *path,
+                                 json_t *plugins,
+                                 json_t *lines,
+                                 jobtap_host_error_t *err)
+{
+    jobtap_host_error_t e;
+    char *dir = NULL;
+    size_t i;
+    json_t *entry;
+
+    if (plugins_load_builtins (rt, err) < 0)
+        return -1;
+    if (!plugins)
+        return 0;
+    if (path) {
+        char *tmp = strdup (path);
+        if (!tmp || !(dir = strdup (dirname (tmp)))) {
+            free (tmp);
+            errno = ENOMEM;
+            errprintf (err, "out of memory");
+            return -1;
+        }
+        free (tmp);
+    }
+    json_array_foreach (plugins, i, entry) {
+        const char *load = NULL;
+        const char *remove = NULL;
+        json_t *conf = NULL;
+        json_error_t jerr;
+        char where[1200];
+
+        if (path && entry_line (lines, i) > 0)
+            snprintf (where,
+                      sizeof (where),
+                      "%s:%d: [job-manager.plugins][%zu]",
+                      path,
+                      entry_line (lines, i),
+                      i);
+        else
+            snprintf (where,
+                      sizeof (where),
+                      "%s%s[job-manager.plugins][%zu]",
+                      path ? path : "",
+                      path ? ": " : "",
+                      i);
+        if (json_unpack_ex (entry,
+                            &jerr,
+                            0,
+                            "{s?s s?o s?s}",
+                            "load", &load,
+                            "conf", &conf,
+                            "remove", &remove) < 0) {
+            errprintf (err, "%s: %s", where, jerr.text);
+            errno = EINVAL;
+            goto error;
+        }
+        if (remove && plugin_remove (rt, remove, &e) < 0) {
+            errprintf (err, "%s: remove %s: %s", where, remove, e.text);
+            goto error;
+        }
+        if (load && !plugin_load (rt, load, conf, dir, &e)) {
+            errprintf (err, "%s: load: %s", where, e.text);
+            goto error;
+        }
+    }
+    free (dir);
+    return 0;
+error:
+    free (dir);
+    return -1;
+}
+
+/* Parse a config file; NULL path gives an empty config. */
+static json_t *config_read (const char *path,
+                            json_t **plugins,
+                            json_t **lines,
+                            jobtap_host_error_t *err)
+{
+    json_t *config;
+    json_t *jm;
+
+    *lines = NULL;
+    *plugins = NULL;
+    if (!path) {
+        *lines = json_array ();
+        return json_object ();
+    }
+    if (!(config = toml_file_to_json (path, lines, err)))
+        return NULL;
+    jm = json_object_get (config, "job-manager");
+    if (jm && (*plugins = json_object_get (jm, "plugins"))
+        && !json_is_array (*plugins)) {
+        errprintf (err,
+                "%s: [job-manager.plugins] config must be an array",
+                path);
+        json_decref (config);
+        json_decref (*lines);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (json_object_get (config, "slurm-jobtap")
+        && !json_is_object (json_object_get (config, "slurm-jobtap"))) {
+        errprintf (err, "%s: [slurm-jobtap] must be a table", path);
+        json_decref (config);
+        json_decref (*lines);
+        errno = EINVAL;
+        return NULL;
+    }
+    return config;
+}
+
+static int load_config_locked (struct runtime *rt,
+                               const char *path,
+                               jobtap_host_error_t *err)
+{
+    json_t *plugins, *lines, *config;
+
+    if (!(config = config_read (path, &plugins, &lines, err)))
+        return -1;
+    json_decref (rt->config);
+    rt->config = config;
+    if (config_apply_plugins (rt, path, plugins, lines, err) < 0) {
+        int e = errno;
+        plugins_unload_all (rt);
+        json_decref (rt->config);
+        rt->config = NULL;
+        json_decref (lines);
+        errno = e ? e : EINVAL;
+        return -1;
+    }
+    json_decref (lines);
+    json_decref (rt->plugins_conf);
+    rt->plugins_conf = plugins ? json_deep_copy (plugins) : json_array ();
+    free (rt->config_path);
+    rt->config_path = path ? strdup (path) : NULL;
+    rt->configured = true;
+    return 0;
+}
+
+int jobtap_host_load_config (const char *path, jobtap_host_error_t *err)
+{
+    struct runtime *rt = host_runtime ();
+    int rc;
+
+    runtime_lock ();
+    if (rt->refcount == 0) {
+        errprintf (err, "jobtap runtime is not initialized");
+        errno = EINVAL;
+        rc = -1;
+    }
+    else if (rt->configured) {
+        bool same = (!path && !rt->config_path)
+                    || (path && rt->config_path
+                        && !strcmp (path, rt->config_path));
+        if (same)
+            rc = 0;
+        else {
+            errprintf (err,
+                    "jobtap runtime already configured from %s",
+                    rt->config_path ? rt->config_path : "(builtins only)");
+            errno = EEXIST;
+            rc = -1;
+        }
+    }
+    else
+        rc = load_config_locked (rt, path, err);
+    runtime_unlock ();
+    return rc;
+}
+
+int jobtap_host_reload (jobtap_host_error_t *err)
+{
+    struct runtime *rt = host_runtime ();
+    json_t *plugins, *lines, *config;
+    json_t *old_config;
+    char *path;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!rt->configured) {
+        errprintf (err, "jobtap runtime is not configured");
+        errno = EINVAL;
+        goto out;
+    }
+    if (!(config = config_read (rt->config_path, &plugins, &lines, err)))
+        goto out;
+    if (json_equal (plugins ? plugins : json_array (), rt->plugins_conf)
+        || (!plugins && json_array_size (rt->plugins_conf) == 0)) {
+        /* Same plugins: only conf.update, and roll back on failure. */
+        jobtap_host_error_t e1;
+        old_config = rt->config;
+        rt->config = config;
+        for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next) {
+            if (conf_update (jt, config, &e1) < 0) {
+                int e = errno;
+                errprintf (err, "%s: %s", jt->list_name, e1.text);
+                rt->config = old_config;
+                for (struct jt_plugin *x = rt->plugins; x != jt; x = x->next)
+                    (void)conf_update (x, old_config, &e1);
+                json_decref (config);
+                json_decref (lines);
+                errno = e;
+                goto out;
+            }
+        }
+        json_decref (old_config);
+        json_decref (lines);
+        rc = 0;
+        goto out;
+    }
+    /* A different plugin list: reload the whole set, falling back to the
+     * previous one if the new one fails. */
+    json_decref (config);
+    json_decref (lines);
+    path = rt->config_path ? strdup (rt->config_path) : NULL;
+    old_config = json_incref (rt->config);
+    json_t *old_plugins = json_incref (rt->plugins_conf);
+    plugins_unload_all (rt);
+    rt->configured = false;
+    if (load_config_locked (rt, path, err) == 0)
+        rc = 0;
+    else {
+        jobtap_host_error_t e2;
+        json_t *old_lines = json_array ();
+        int e = errno;
+        runtime_log (LOG_ERR,
+                     "jobtap: reload failed, restoring previous plugins: %s",
+                     err ? err->text : "");
+        json_decref (rt->config);
+        rt->config = json_incref (old_config);
+        if (config_apply_plugins (rt, path, old_plugins, old_lines, &e2) < 0) {
+            runtime_log (LOG_ERR,
+                         "jobtap: restoring previous plugins failed: %s",
+                         e2.text);
+        }
+        json_decref (old_lines);
+        free (rt->config_path);
+        rt->config_path = path ? strdup (path) : NULL;
+        rt->configured = true;
+        errno = e;
+    }
+    free (path);
+    json_decref (old_config);
+    json_decref (old_plugins);
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+json_t *jobtap_host_settings (void)
+{
+    struct runtime *rt = host_runtime ();
+    json_t *o;
+    runtime_lock ();
+    o = json_object_get (rt->config, "slurm-jobtap");
+    o = o ? json_deep_copy (o) : json_object ();
+    runtime_unlock ();
+    return o;
+}
+
+json_int_t setting_int (struct runtime *rt, const char *key, json_int_t dflt)
+{
+    json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
+                                 key);
+    return json_is_integer (v) ? json_integer_value (v) : dflt;
+}

@@ -1,0 +1,15 @@
+/* The instance config (jobtap.conf).  Its entry points are the host API's
+ * jobtap_host_load_config, _reload and _settings (host.h); this header
+ * gives the other modules the [slurm-jobtap] settings.  Calls plugins.c,
+ * toml.cpp and log.c. */
+#ifndef JOBTAP_CONF_H
+#define JOBTAP_CONF_H
+
+#include <jansson.h>
+
+struct runtime;
+
+/* [slurm-jobtap] key as an integer, or dflt if unset or not an integer. */
+json_int_t setting_int (struct runtime *rt, const char *key, json_int_t dflt);
+
+#endif

@@ -1,0 +1,300 @@
+/* Callback plumbing: the current-job stack, callback args and the topic
+ * cache (dispatch.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <flux/core.h>
+#include <flux/jobtap.h>
+
+#include "dispatch.h"
+#include "host.h"
+#include "internal.h"
+#include "job.h"
+#include "jtplugin.h"
+#include "runtime.h"
+#include "spec.h"
+
+/* --- current job stack ------------------------------------------------- */
+
+int stack_push (struct job *job)
+{
+    struct runtime *rt = job->rt;
+
+    if (rt->stack_len == rt->stack_cap) {
+        int cap = rt->stack_cap ? rt->stack_cap * 2 : 16;
+        struct job **s = realloc (rt->stack, cap * sizeof (*s));
+        if (!s)
+            return -1;
+        rt->stack = s;
+        rt->stack_cap = cap;
+    }
+    rt->stack[rt->stack_len++] = job_incref (job);
+    return 0;
+}
+
+void stack_pop (struct runtime *rt)
+{
+    if (rt->stack_len > 0)
+        job_decref (rt->stack[--rt->stack_len]);
+}
+
+struct job *current_job (struct runtime *rt)
+{
+    return rt->stack_len > 0 ? rt->stack[rt->stack_len - 1] : NULL;
+}
+
+/* Generic lookup: current job, then the table. */
+struct job *lookup_jobid (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct runtime *rt = jt_runtime (p);
+    struct job *cur;
+    struct job *job;
+
+    if (!rt) {
+        errno = EINVAL;
+        return NULL;
+    }
+    cur = current_job (rt);
+    if (id == FLUX_JOBTAP_CURRENT_JOB || (cur && cur->id == id))
+        return cur; /* NULL with errno untouched if there is none */
+    if (!(job = table_find (rt, id)))
+        errno = ENOENT;
+    return job;
+}
+
+struct job *lookup_active_jobid (flux_plugin_t *p, flux_jobid_t id)
+{
+    struct job *job = lookup_jobid (p, id);
+    if (!job || job->state == FLUX_JOB_STATE_INACTIVE) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return job;
+}
+
+/* --- args -------------------------------------------------------------- */
+
+static json_t *args_jobspec (void *arg)
+{
+    return json_incref (job_jobspec (arg));
+}
+
+static void args_job_release (void *arg)
+{
+    job_decref (arg);
+}
+
+
+/* A callback's args: IN with the job's fields and those of 'extra' (may
+ * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
+ * the plugin reads it: most callbacks after submit (priority, state
+ * changes) never do.  Built without pack formats: this runs several
+ * times per job. */
+flux_plugin_arg_t *job_args_create_out (struct job *job,
+                                        json_t *extra,
+                                        json_t *out)
+{
+    json_t *in;
+    flux_plugin_arg_t *args;
+
+    jobtap_host_json_pool_begin ();
+    in = json_object ();
+    if (!in
+        || obj_set (in, "id", json_integer ((json_int_t)job->id)) < 0
+        || obj_set (in, "userid", json_integer (job->userid)) < 0
+        || obj_set (in, "urgency", json_integer (job->urgency)) < 0
+        || obj_set (in, "state", json_integer (job->state)) < 0
+        || obj_set (in, "priority", json_integer (job->priority)) < 0
+        || obj_set (in, "t_submit", json_real (job->t_submit)) < 0
+        || (job->R && obj_set (in, "R", json_incref (job->R)) < 0)
+        || (job->end_event
+            && obj_set (in, "end_event", json_incref (job->end_event)) < 0)
+        || (extra && json_object_update (in, extra) < 0)) {
+        jobtap_host_json_pool_end ();
+        json_decref (in);
+        json_decref (out);
+        return NULL;
+    }
+    args = plugin_arg_create_with (in, out ? out : json_object ());
+    jobtap_host_json_pool_end ();
+    if (!args)
+        return NULL;
+    if (plugin_arg_set_lazy (args,
+                             "jobspec",
+                             args_jobspec,
+                             args_job_release,
+                             job_incref (job)) < 0) {
+        job_decref (job);
+        flux_plugin_arg_destroy (args);
+        return NULL;
+    }
+    return args;
+}
+
+/* After a callback that asked for jobspec updates: the args let go of
+ * the jobspec they hold, so the update can change it in place when
+ * nobody else holds it, and a later plugin of the stack reads it
+ * updated, as in Flux (where the args hold the jobspec that updates
+ * change). */
+void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job)
+{
+    if (job->jobspec && plugin_arg_drop (args, "jobspec", job->jobspec)
+        && plugin_arg_set_lazy (args,
+                                "jobspec",
+                                args_jobspec,
+                                args_job_release,
+                                job_incref (job)) < 0)
+        job_decref (job);
+}
+
+flux_plugin_arg_t *job_args_create (struct job *job)
+{
+    return job_args_create_out (job, NULL, NULL);
+}
+
+/* {"priority": n} from the pool, or NULL (out of memory): the context of
+ * a priority event and the builtin's answer in OUT args. */
+json_t *priority_object (json_int_t priority)
+{
+    json_t *o;
+
+    jobtap_host_json_pool_begin ();
+    if ((o = json_object ())
+        && obj_set (o, "priority", json_integer (priority)) < 0) {
+        json_decref (o);
+        o = NULL;
+    }
+    jobtap_host_json_pool_end ();
+    return o;
+}
+
+/* {key1: v1 (borrowed), key2: n}, from the pool: the extra IN fields of
+ * the callbacks made on every state change and update. */
+json_t *call_fields (const char *key1, json_t *v1, const char *key2, int n)
+{
+    json_t *o;
+
+    jobtap_host_json_pool_begin ();
+    if ((o = json_object ())
+        && (obj_set (o, key1, json_incref (v1)) < 0
+            || (key2 && obj_set (o, key2, json_integer (n)) < 0))) {
+        json_decref (o);
+        o = NULL;
+    }
+    jobtap_host_json_pool_end ();
+    return o;
+}
+
+/* The topic's cached answer (*hit), or a slot to cache it in, or NULL
+ * for topics too long to cache. */
+static struct topic_answer *topic_slot (struct runtime *rt,
+                                        const char *topic,
+                                        bool *hit)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    size_t n = 0;
+    struct topic_answer *free_slot = NULL;
+
+    *hit = false;
+    for (const char *c = topic; *c; c++, n++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    if (n >= TOPIC_CACHE_LEN)
+        return NULL;
+    for (int i = 0; i < TOPIC_PROBE; i++) {
+        struct topic_answer *a = &rt->topic_cache[(h + i) % TOPIC_CACHE];
+        if (a->gen != plugin_handlers_gen) {
+            if (!free_slot)
+                free_slot = a;
+        }
+        else if (!strcmp (a->topic, topic)) {
+            *hit = true;
+            return a;
+        }
+    }
+    /* all probed slots current and taken: evict one, by hash bits */
+    return free_slot ? free_slot
+                     : &rt->topic_cache[(h + (h >> 7) % TOPIC_PROBE) % TOPIC_CACHE];
+}
+
+/* The first loaded plugin (load order) with a handler for 'topic', or
+ * NULL; with 'count', how many have one. */
+struct jt_plugin *first_handler (struct runtime *rt,
+                                 const char *topic,
+                                 int *count)
+{
+    bool hit;
+    struct topic_answer *a = topic_slot (rt, topic, &hit);
+    struct jt_plugin *first = NULL;
+    int n = 0;
+
+    if (hit) {
+        if (count)
+            *count = a->count;
+        return a->first;
+    }
+    for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next) {
+        if (plugin_has_handler (jt->p, topic)) {
+            if (!first)
+                first = jt;
+            n++;
+        }
+    }
+    if (a) {
+        a->gen = plugin_handlers_gen;
+        strcpy (a->topic, topic);
+        a->first = first;
+        a->count = n;
+    }
+    if (count)
+        *count = n;
+    return first;
+}
+
+/* Whether any loaded plugin has a handler for 'topic': callers skip
+ * building args for the many topics no plugin listens to. */
+bool stack_handles (struct runtime *rt, const char *topic)
+{
+    return first_handler (rt, topic, NULL) != NULL;
+}
+
+/* The builtin .priority-default always answers priority = urgency.  When
+ * it is loaded and the first plugin with a handler for 'topic', it is
+ * returned and the runtime gives that answer itself: OUT priority is set
+ * before the stack call, which skips the builtin.  *handlers: how many
+ * plugins handle the topic; 1 with the builtin returned means no other
+ * does, so no args are needed at all (that was half of job.new's cost,
+ * and most of a reprioritize).  One lookup answers both. */
+struct jt_plugin *default_priority (struct runtime *rt,
+                                    const char *topic,
+                                    int *handlers)
+{
+    struct jt_plugin *first = first_handler (rt, topic, handlers);
+
+    if (!first || first->path
+        || strcmp (first->list_name, ".priority-default") != 0)
+        return NULL;
+    return first;
+}
+
+/* Args for a priority topic: OUT already holds the builtin's answer when
+ * 'builtin' (from default_priority) is set. */
+flux_plugin_arg_t *priority_args (struct job *job,
+                                  json_t *in,
+                                  struct jt_plugin *builtin)
+{
+    json_t *out = NULL;
+    if (builtin && !(out = priority_object (job->urgency)))
+        return NULL;
+    return job_args_create_out (job, in, out);
+}
+
+const char *out_errmsg (flux_plugin_arg_t *args)
+{
+    const char *s = NULL;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
+                                "errmsg", &s) < 0)
+        return NULL;
+    return s;
+}

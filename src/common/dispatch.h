@@ -1,0 +1,84 @@
+/* Callback plumbing: the current-job stack (which job a flux_jobtap_*
+ * call made from a callback is about), the args a callback gets, and the
+ * topic cache (which plugins handle a topic).  Making the calls, which
+ * may post events, is event.c's.  Called by event.c and the modules above
+ * it; calls job.c, spec.c, jtplugin.c and plugin.c. */
+#ifndef JOBTAP_DISPATCH_H
+#define JOBTAP_DISPATCH_H
+
+#include <stdbool.h>
+#include <jansson.h>
+#include <flux/core.h>
+
+struct job;
+struct runtime;
+struct jt_plugin;
+
+/* Which plugins handle a topic, remembered per topic: every state change
+ * of every job asks, and the answer changes only with
+ * plugin_handlers_gen.  Open addressing over TOPIC_PROBE slots from a
+ * hash of the topic; an answer of an older generation is free. */
+#define TOPIC_CACHE 128
+#define TOPIC_PROBE 4
+#define TOPIC_CACHE_LEN 64
+struct topic_answer {
+    unsigned gen; /* plugin_handlers_gen when cached; 0: empty */
+    char topic[TOPIC_CACHE_LEN];
+    struct jt_plugin *first;
+    int count;
+};
+
+int stack_push (struct job *job);
+void stack_pop (struct runtime *rt);
+struct job *current_job (struct runtime *rt);
+/* The job a plugin means by id: the current job (also for
+ * FLUX_JOBTAP_CURRENT_JOB), else the table's; NULL with errno set.
+ * lookup_active_jobid: not an inactive one. */
+struct job *lookup_jobid (flux_plugin_t *p, flux_jobid_t id);
+struct job *lookup_active_jobid (flux_plugin_t *p, flux_jobid_t id);
+
+/* Set o[key] = v, stealing v; fails if v is NULL (out of memory).  For
+ * the runtime's literal keys, which need no UTF-8 check. */
+static inline int obj_set (json_t *o, const char *key, json_t *v)
+{
+    return json_object_set_new_nocheck (o, key, v);
+}
+
+/* A callback's args: IN with the job's fields and those of 'extra' (may
+ * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
+ * the plugin reads it. */
+flux_plugin_arg_t *job_args_create_out (struct job *job,
+                                        json_t *extra,
+                                        json_t *out);
+flux_plugin_arg_t *job_args_create (struct job *job);
+/* After a callback that asked for jobspec updates: the args let go of
+ * the jobspec they hold, so the update can change it in place and a later
+ * plugin of the stack reads it updated, as in Flux. */
+void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job);
+/* Args for a priority topic: OUT already holds the builtin's answer when
+ * 'builtin' (from default_priority) is set. */
+flux_plugin_arg_t *priority_args (struct job *job,
+                                  json_t *in,
+                                  struct jt_plugin *builtin);
+/* {"priority": n}, or NULL (out of memory). */
+json_t *priority_object (json_int_t priority);
+/* {key1: v1 (borrowed), key2: n} (key2 may be NULL), or NULL. */
+json_t *call_fields (const char *key1, json_t *v1, const char *key2, int n);
+/* OUT errmsg of args (borrowed), or NULL. */
+const char *out_errmsg (flux_plugin_arg_t *args);
+
+/* The first loaded plugin (load order) with a handler for 'topic', or
+ * NULL; with 'count', how many have one. */
+struct jt_plugin *first_handler (struct runtime *rt,
+                                 const char *topic,
+                                 int *count);
+/* Whether any loaded plugin has a handler for 'topic'. */
+bool stack_handles (struct runtime *rt, const char *topic);
+/* The builtin .priority-default when it is the first plugin handling
+ * 'topic' (the runtime then gives its answer, priority = urgency,
+ * itself), else NULL; *handlers: how many plugins handle it. */
+struct jt_plugin *default_priority (struct runtime *rt,
+                                    const char *topic,
+                                    int *handlers);
+
+#endif

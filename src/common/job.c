@@ -1,0 +1,360 @@
+/* Jobs, their per-job data and the job table (job.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "aux.h"
+#include "host.h"
+#include "job.h"
+#include "log.h"
+#include "runtime.h"
+#include "spec.h"
+
+#define NBUCKETS_MIN 4096
+
+void event_release (struct event *ev)
+{
+    json_decref (ev->context);
+    json_decref (ev->entry);
+    free (ev->name_copy);
+}
+
+/* --- jobs table -------------------------------------------------------- */
+
+static unsigned bucket (struct runtime *rt, flux_jobid_t id)
+{
+    return (unsigned)((id ^ (id >> 29)) % rt->nbuckets);
+}
+
+struct job *table_find (struct runtime *rt, flux_jobid_t id)
+{
+    if (!rt->buckets)
+        return NULL;
+    for (struct job *j = rt->buckets[bucket (rt, id)]; j; j = j->hnext)
+        if (j->id == id)
+            return j;
+    return NULL;
+}
+
+/* Double the buckets once chains average two jobs, so lookups stay O(1)
+ * however many jobs the scheduler holds. On ENOMEM chains just grow. */
+static void table_grow (struct runtime *rt)
+{
+    size_t n = rt->nbuckets ? rt->nbuckets * 2 : NBUCKETS_MIN;
+    struct job **old = rt->buckets;
+    size_t oldn = rt->nbuckets;
+    struct job **nb = calloc (n, sizeof (*nb));
+
+    if (!nb)
+        return;
+    rt->buckets = nb;
+    rt->nbuckets = n;
+    for (size_t b = 0; b < oldn; b++) {
+        while (old[b]) {
+            struct job *j = old[b];
+            unsigned nbk = bucket (rt, j->id);
+            old[b] = j->hnext;
+            j->hnext = rt->buckets[nbk];
+            rt->buckets[nbk] = j;
+        }
+    }
+    free (old);
+}
+
+struct job *table_find_bound (struct runtime *rt, flux_jobid_t id)
+{
+    struct job *job = table_find (rt, id);
+    if (!job || !job_is_bound (job)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return job;
+}
+
+void table_insert (struct job *job)
+{
+    struct runtime *rt = job->rt;
+
+    if (!rt->buckets || rt->njobs >= 2 * rt->nbuckets)
+        table_grow (rt);
+    if (!rt->buckets)
+        abort (); /* cannot track jobs at all: out of memory at start */
+    unsigned b = bucket (rt, job->id);
+    job->hnext = rt->buckets[b];
+    rt->buckets[b] = job;
+    job->in_table = true;
+    rt->njobs++;
+}
+
+void table_remove (struct job *job)
+{
+    struct runtime *rt = job->rt;
+
+    if (!job->in_table)
+        return;
+    for (struct job **jp = &rt->buckets[bucket (rt, job->id)]; *jp;
+         jp = &(*jp)->hnext) {
+        if (*jp == job) {
+            *jp = job->hnext;
+            rt->njobs--;
+            break;
+        }
+    }
+    job->in_table = false;
+}
+
+void job_decref (struct job *job)
+{
+    if (job && --job->refcount == 0) {
+        int saved_errno = errno;
+        for (int f = 0; f < NFIFO; f++)
+            fifo_unlink (job->rt->fifo, f, job);
+        spec_hot_remove (job);
+        job_aux_destroy_all (job);
+        while (job->subs) {
+            struct sub *s = job->subs;
+            job->subs = s->next;
+            free (s);
+        }
+        while (job->queue) {
+            struct qentry *q = job->queue;
+            job->queue = q->next;
+            event_release (&q->ev);
+            free (q);
+        }
+        json_decref (job->jobspec);
+        free (job->jobspec_text);
+        json_decref (job->eventlog);
+        json_decref (job->end_event);
+        json_decref (job->R);
+        json_decref (job->annotations);
+        json_decref (job->deps);
+        json_decref (job->grudge);
+        json_decref (job->flags);
+        json_decref (job->posted_other);
+        json_decref (job->pending_updates);
+        json_decref (job->all_updates);
+        free (job->hold_reason);
+        free (job);
+        errno = saved_errno;
+    }
+}
+
+
+struct job *job_create (struct runtime *rt,
+                        json_t *jobspec,
+                               uint32_t userid,
+                               int urgency,
+                               double t_submit)
+{
+    struct job *job = calloc (1, sizeof (*job));
+    json_t *spec;
+    if (!job)
+        return NULL;
+    job->rt = rt;
+    job->refcount = 1;
+    job->userid = userid;
+    job->urgency = urgency;
+    job->priority = -1;
+    job->reported_priority = -1;
+    job->t_submit = t_submit;
+    job->t_created = now ();
+    job->state = FLUX_JOB_STATE_NEW;
+    spec = jobspec ? jobspec_redacted (jobspec) : json_object ();
+    if (!spec || (rt->ops.keep_eventlog && !(job->eventlog = json_array ()))) {
+        json_decref (spec);
+        job_decref (job);
+        errno = ENOMEM;
+        return NULL;
+    }
+    job_set_jobspec (job, spec, NULL);
+    return job;
+}
+
+
+bool queue_has (struct job *job, int kind)
+{
+    for (struct qentry *q = job->queue; q; q = q->next) {
+        if (q->ev.kind == kind)
+            return true;
+    }
+    return false;
+}
+
+void subs_remove (struct job *job, struct jt_plugin *jt)
+{
+    for (struct sub **sp = &job->subs; *sp;) {
+        struct sub *s = *sp;
+        if (jt && s->plugin != jt)
+            sp = &s->next;
+        else if (job->busy) {
+            s->plugin = NULL;
+            sp = &s->next;
+        }
+        else {
+            *sp = s->next;
+            free (s);
+        }
+    }
+}
+
+void subs_clear (struct job *job)
+{
+    subs_remove (job, NULL);
+}
+
+void subs_reap (struct job *job)
+{
+    for (struct sub **sp = &job->subs; *sp;) {
+        struct sub *s = *sp;
+        if (s->plugin)
+            sp = &s->next;
+        else {
+            *sp = s->next;
+            free (s);
+        }
+    }
+}
+
+struct job **table_snapshot (struct runtime *rt,
+                             int *countp,
+                             bool include_provisional)
+{
+    int n = 0, i = 0;
+    struct job **v;
+    for (size_t b = 0; b < rt->nbuckets; b++)
+        for (struct job *j = rt->buckets[b]; j; j = j->hnext)
+            n++;
+    if (!(v = calloc (n + 1, sizeof (*v))))
+        return NULL;
+    for (size_t b = 0; b < rt->nbuckets; b++)
+        for (struct job *j = rt->buckets[b]; j; j = j->hnext)
+            if (include_provisional || job_is_bound (j))
+                v[i++] = job_incref (j);
+    *countp = i;
+    return v;
+}
+
+void snapshot_free (struct job **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        job_decref (v[i]);
+    free (v);
+}
+
+/* --- job aux ----------------------------------------------------------- */
+
+struct job_aux *job_aux_find (struct job *job, struct jt_plugin *jt)
+{
+    for (struct job_aux *a = job->aux; a; a = a->next)
+        if (a->plugin == jt)
+            return a;
+    return NULL;
+}
+
+void job_aux_destroy_all (struct job *job)
+{
+    while (job->aux) {
+        struct job_aux *a = job->aux;
+        job->aux = a->next;
+        if (a->plugin)
+            aux_destroy (&a->items);
+        else if (a->items)
+            runtime_log (LOG_ERR,
+                         "job %ju: leaking job aux item(s) abandoned by "
+                         "unloaded plugin",
+                         (uintmax_t)job->id);
+        free (a);
+    }
+}
+
+/* Plugin removal: destroy its aux on active jobs, abandon the rest. */
+void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt)
+{
+    struct job_aux *doomed = NULL;
+
+    /* Unlink first, destroy after the walk: destructors are plugin code,
+     * which may change jobs' aux and the table. */
+    for (size_t b = 0; b < rt->nbuckets; b++) {
+        for (struct job *j = rt->buckets[b]; j; j = j->hnext) {
+            struct job_aux **ap = &j->aux;
+            while (*ap) {
+                struct job_aux *a = *ap;
+                if (a->plugin != jt) {
+                    ap = &a->next;
+                    continue;
+                }
+                if (j->state != FLUX_JOB_STATE_INACTIVE) {
+                    *ap = a->next;
+                    a->next = doomed;
+                    doomed = a;
+                }
+                else {
+                    a->plugin = NULL;
+                    ap = &a->next;
+                }
+            }
+            subs_remove (j, jt);
+        }
+    }
+    while (doomed) {
+        struct job_aux *a = doomed;
+        doomed = a->next;
+        aux_destroy (&a->items);
+        free (a);
+    }
+    for (int i = 0; i < rt->stack_len; i++) {
+        struct job *j = rt->stack[i];
+        if (!j->in_table) {
+            struct job_aux *a = job_aux_find (j, jt);
+            if (a) {
+                aux_destroy (&a->items);
+                a->plugin = NULL;
+            }
+        }
+    }
+}
+
+/* --- lifecycle --------------------------------------------------------- */
+
+void jobs_free_all (struct runtime *rt)
+{
+    for (size_t b = 0; b < rt->nbuckets; b++) {
+        while (rt->buckets[b]) {
+            struct job *j = rt->buckets[b];
+            rt->buckets[b] = j->hnext;
+            j->in_table = false;
+            job_decref (j);
+        }
+    }
+    free (rt->buckets);
+    rt->buckets = NULL;
+    rt->nbuckets = rt->njobs = 0;
+}
+
+/* --- jobs --------------------------------------------------------------- */
+
+void job_forget (struct job *job)
+{
+    table_remove (job);
+    job_decref (job);
+}
+
+json_t *event_entry_of (struct event *ev)
+{
+    if (!ev->entry) {
+        jobtap_host_json_pool_begin ();
+        if ((ev->entry = json_object ())
+            && (obj_set (ev->entry, "timestamp", json_real (ev->timestamp)) < 0
+                || obj_set (ev->entry, "name", json_string (ev->name)) < 0
+                || (ev->context
+                    && obj_set (ev->entry, "context",
+                                json_incref (ev->context)) < 0))) {
+            json_decref (ev->entry);
+            ev->entry = NULL;
+        }
+        jobtap_host_json_pool_end ();
+    }
+    return ev->entry;
+}

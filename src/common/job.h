@@ -1,0 +1,224 @@
+/* Jobs as the runtime keeps them: struct job and its per-job data (the
+ * events waiting to be applied, job aux per plugin, subscribers), the job
+ * table (by id, growing with the number of jobs) and the runtime's FIFOs
+ * of jobs.  A job is refcounted and knows its runtime (job->rt).
+ * Called by every module that handles jobs; calls spec.c (a job's
+ * jobspec) and log.c. */
+#ifndef JOBTAP_JOB_H
+#define JOBTAP_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <flux/jobtap.h>
+
+struct runtime;
+struct jt_plugin;
+struct aux_item;
+
+/* Jobs in creation order, linked through the jobs themselves, so taking
+ * the oldest or removing one never scans the job table. */
+enum {
+    FIFO_PROV, /* unbound submissions (expired oldest first) */
+    FIFO_REST, /* past job.new, jobspec to compact (ops.compact_later) */
+    NFIFO
+};
+
+struct job;
+struct job_link {
+    struct job *prev, *next;
+    bool linked;
+};
+
+struct job_fifo {
+    struct job *head, *tail;
+    size_t count;
+};
+
+/* An event on its way through event_post.  Its eventlog entry
+ * {timestamp, name[, context]} is built only when something reads it
+ * (eventlog, subscribers, state callbacks, end_event, the host's event
+ * hook): most events of most jobs are never looked at. */
+struct event {
+    int kind;            /* EV_* (state.h), or -1 for other names */
+    const char *name;    /* the known name, else name_copy or borrowed */
+    char *name_copy;     /* owned copy while queued */
+    json_t *context;     /* held; may be NULL */
+    double timestamp;
+    json_t *entry;       /* held once built (event_entry_of) */
+};
+
+struct qentry {
+    struct event ev;
+    struct qentry *next;
+};
+
+struct job_aux {
+    struct jt_plugin *plugin; /* NULL once the plugin is unloaded */
+    struct aux_item *items;
+    struct job_aux *next;
+};
+
+struct sub {
+    struct jt_plugin *plugin; /* NULL: unsubscribed while walked */
+    struct sub *next;
+};
+
+/* Per-job state.  Containers most jobs never need stay NULL until first
+ * used: a pending job's memory is what the scale of a site's queue
+ * multiplies (docs/performance.md). */
+struct job {
+    struct runtime *rt;
+    flux_jobid_t id;
+    uint64_t token;           /* != 0 while provisional */
+    double t_created;
+    struct job_link link[NFIFO]; /* membership of the runtime's FIFOs */
+    uint32_t userid;
+    int urgency;
+    int64_t priority;
+    double t_submit;
+    int state;
+    json_t *jobspec;          /* tree, or NULL while compacted (job_jobspec) */
+    char *jobspec_text;       /* compact text; NULL if the tree changed since */
+    int hot_slot;             /* 1 + index in rt->spec_hot, 0 if not there */
+    bool spec_resting;        /* past job.new: trees are kept in spec_hot */
+    json_t *eventlog;         /* only if the host keeps eventlogs */
+    json_t *end_event;
+    json_t *R;
+    json_t *annotations;
+    json_t *deps;             /* description -> true, insertion order */
+    json_t *grudge;           /* every description ever added */
+    json_t *flags;            /* array of set flags */
+    uint32_t posted;          /* bit per known event name posted */
+    json_t *posted_other;     /* other event names -> true */
+    json_t *pending_updates;  /* jobspec_update_pack, flushed per plugin */
+    json_t *all_updates;      /* every applied update (submit result) */
+    struct qentry *queue, *queue_tail; /* events waiting while busy */
+    struct job_aux *aux;
+    struct sub *subs;
+    bool busy;                /* its events are being applied */
+    bool host_event;          /* event comes from the scheduler */
+    bool quiet_update;        /* don't notify jobspec_update */
+    char *hold_reason;        /* what we told ops->hold, NULL if not held */
+    int64_t reported_priority;
+    int perilog_active;
+    int refcount;
+    bool in_table;
+    struct job *hnext;        /* hash chain */
+};
+
+/* A job of rt in state NEW (jobspec NULL: an empty one), not in the
+ * table; refcount 1.  NULL with errno ENOMEM. */
+struct job *job_create (struct runtime *rt,
+                        json_t *jobspec,
+                        uint32_t userid,
+                        int urgency,
+                        double t_submit);
+void job_decref (struct job *job);
+
+static inline struct job *job_incref (struct job *job)
+{
+    if (job)
+        job->refcount++;
+    return job;
+}
+
+/* Bound: the job has its scheduler id (no longer a provisional submit). */
+static inline bool job_is_bound (struct job *job)
+{
+    return job->token == 0;
+}
+
+/* A container member created on first use; NULL if out of memory. */
+static inline json_t *lazy_object (json_t **slot)
+{
+    if (!*slot)
+        *slot = json_object ();
+    return *slot;
+}
+
+static inline json_t *lazy_array (json_t **slot)
+{
+    if (!*slot)
+        *slot = json_array ();
+    return *slot;
+}
+
+void event_release (struct event *ev);
+/* The event's eventlog entry, built on first use (borrowed; NULL if out
+ * of memory). */
+json_t *event_entry_of (struct event *ev);
+/* Whether an event of this kind waits in the job's queue. */
+bool queue_has (struct job *job, int kind);
+
+/* The table: lookup by id, insert (the job's id set), remove, and all
+ * jobs with a reference each (include_provisional: unbound ones too),
+ * freed by snapshot_free. */
+struct job *table_find (struct runtime *rt, flux_jobid_t id);
+/* A job the scheduler knows by id (not a provisional one), or NULL with
+ * errno ENOENT. */
+struct job *table_find_bound (struct runtime *rt, flux_jobid_t id);
+void table_insert (struct job *job);
+void table_remove (struct job *job);
+struct job **table_snapshot (struct runtime *rt,
+                             int *countp,
+                             bool include_provisional);
+void snapshot_free (struct job **v, int n);
+/* Remove from the table and drop the table's reference. */
+void job_forget (struct job *job);
+/* Drop every job (runtime fini). */
+void jobs_free_all (struct runtime *rt);
+
+/* Append to / take out of fifos[f] (no-ops if already in / not in). */
+static inline void fifo_push (struct job_fifo *fifos, int f, struct job *job)
+{
+    struct job_fifo *q = &fifos[f];
+    struct job_link *l = &job->link[f];
+
+    if (l->linked)
+        return;
+    l->prev = q->tail;
+    l->next = NULL;
+    if (q->tail)
+        q->tail->link[f].next = job;
+    else
+        q->head = job;
+    q->tail = job;
+    l->linked = true;
+    q->count++;
+}
+
+static inline void fifo_unlink (struct job_fifo *fifos, int f, struct job *job)
+{
+    struct job_fifo *q = &fifos[f];
+    struct job_link *l = &job->link[f];
+
+    if (!l->linked)
+        return;
+    if (l->prev)
+        l->prev->link[f].next = l->next;
+    else
+        q->head = l->next;
+    if (l->next)
+        l->next->link[f].prev = l->prev;
+    else
+        q->tail = l->prev;
+    l->prev = l->next = NULL;
+    l->linked = false;
+    q->count--;
+}
+
+struct job_aux *job_aux_find (struct job *job, struct jt_plugin *jt);
+void job_aux_destroy_all (struct job *job);
+/* A plugin is going: its aux is destroyed on active jobs and abandoned
+ * on inactive ones, its subscriptions end. */
+void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt);
+
+/* Drop jt's subscriptions to job (subs_clear: all of them).  While the
+ * job is busy its events' subscriber walk may be on an entry, so entries
+ * are only marked then, and subs_reap frees them once it is done. */
+void subs_remove (struct job *job, struct jt_plugin *jt);
+void subs_clear (struct job *job);
+void subs_reap (struct job *job);
+
+#endif

@@ -1,0 +1,63 @@
+/* The loaded jobtap plugins as the runtime keeps them: struct jt_plugin
+ * (one per plugin in load order, with its services), finding it from a
+ * flux_plugin_t, and calling it.  A plugin unloaded while a callback is
+ * running (it may be that plugin's own) is unlinked at once but
+ * destroyed only when no callback is running, so no caller walking the
+ * plugins, and no plugin returning from its callback, meets freed memory.
+ * Called by every module that calls plugins; calls only plugin.c. */
+#ifndef JOBTAP_JTPLUGIN_H
+#define JOBTAP_JTPLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <flux/core.h>
+
+struct runtime;
+
+struct service {
+    char *topic;
+    uint32_t rolemask;
+    flux_msg_handler_f cb;
+    void *arg;
+    struct service *next;
+};
+
+/* Stored in the plugin's aux as "flux::jobtap", so flux_jobtap_* can tell
+ * jobtap plugins from others and reach the runtime through them. */
+struct jt_plugin {
+    struct runtime *rt;
+    flux_plugin_t *p;
+    char *list_name;      /* basename or ".builtin" */
+    char *path;           /* NULL for builtins */
+    char *sort_mode;      /* set_load_sort_order */
+    struct service *services;
+    struct jt_plugin *next;
+};
+
+/* The jobtap plugin behind p, or NULL (errno kept). */
+struct jt_plugin *jt_get (flux_plugin_t *p);
+/* The runtime behind p, or NULL if p is not a loaded jobtap plugin. */
+struct runtime *jt_runtime (flux_plugin_t *p);
+const char *jt_name (flux_plugin_t *p);
+/* What the plugin calls itself (flux_plugin_get_name), else list_name. */
+const char *jt_internal_name (struct jt_plugin *jt);
+
+bool is_loaded (struct runtime *rt, struct jt_plugin *jt);
+/* The loaded plugins in load order (malloc'd, *countp of them). */
+struct jt_plugin **plugin_snapshot (struct runtime *rt, int *countp);
+
+/* While held (nested holds count), retired plugins are not destroyed:
+ * a caller walking a snapshot of the plugins holds them. */
+void plugins_hold (struct runtime *rt);
+void plugins_release (struct runtime *rt);
+/* flux_plugin_call on jt, counted so an unload meanwhile is deferred. */
+int plugin_call (struct jt_plugin *jt,
+                 const char *topic,
+                 flux_plugin_arg_t *args);
+/* Unlink jt from the loaded list (if there) and destroy it now, or when
+ * the last running callback returns. */
+void plugin_retire (struct runtime *rt, struct jt_plugin *jt);
+/* Destroy a plugin that was never in the list. */
+void jt_destroy (struct jt_plugin *jt);
+
+#endif

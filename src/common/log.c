@@ -1,0 +1,69 @@
+/* The runtime's lock, log sink and error convention (log.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "log.h"
+
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static void (*sink) (int level, const char *msg, void *arg);
+static void *sink_arg;
+
+void runtime_lock (void)
+{
+    pthread_mutex_lock (&lock);
+}
+
+void runtime_unlock (void)
+{
+    pthread_mutex_unlock (&lock);
+}
+
+const char *jobtap_runtime_version (void)
+{
+    return "0.1.0";
+}
+
+void runtime_log_sink (void (*log) (int level, const char *msg, void *arg),
+                       void *arg)
+{
+    runtime_lock ();
+    sink = log;
+    sink_arg = arg;
+    runtime_unlock ();
+}
+
+void runtime_vlog (int level, const char *fmt, va_list ap)
+{
+    char buf[2048];
+
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    runtime_lock ();
+    if (sink)
+        sink (level, buf, sink_arg);
+    else
+        fprintf (stderr, "slurm-jobtap: %s\n", buf);
+    runtime_unlock ();
+}
+
+void runtime_log (int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    runtime_vlog (level, fmt, ap);
+    va_end (ap);
+}
+
+int errprintf (jobtap_host_error_t *err, const char *fmt, ...)
+{
+    if (err) {
+        int saved_errno = errno;
+        va_list ap;
+        va_start (ap, fmt);
+        vsnprintf (err->text, sizeof (err->text), fmt, ap);
+        va_end (ap);
+        errno = saved_errno;
+    }
+    return -1;
+}

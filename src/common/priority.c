@@ -1,0 +1,78 @@
+/* Asking the plugins for priorities (priority.h). */
+#include <stdint.h>
+#include <jansson.h>
+#include <flux/core.h>
+#include <flux/jobtap.h>
+
+#include "dispatch.h"
+#include "event.h"
+#include "host.h"
+#include "job.h"
+#include "log.h"
+#include "priority.h"
+#include "runtime.h"
+
+void get_priority (struct job *job)
+{
+    struct runtime *rt = job->rt;
+    flux_plugin_arg_t *args;
+    json_int_t priority = JOBTAP_PRIORITY_UNAVAIL;
+    int rc;
+
+    int handlers;
+    struct jt_plugin *builtin = default_priority (rt, "job.priority.get",
+                                                  &handlers);
+
+    if (builtin && handlers == 1) {
+        if (job->urgency != job->priority)
+            reprioritize_one (job, job->urgency);
+        return;
+    }
+    if (handlers == 0 || !(args = priority_args (job, NULL, builtin)))
+        return;
+    rc = stack_call_skip (job, "job.priority.get", args, builtin);
+    if (rc == 0)
+        goto out;
+    if (rc < 0) {
+        runtime_log (LOG_ERR,
+                     "jobtap: job %ju: job.priority.get: callback failed",
+                     (uintmax_t)job->id);
+        goto out;
+    }
+    if (flux_plugin_arg_unpack (args,
+                                FLUX_PLUGIN_ARG_OUT,
+                                "{s?I}",
+                                "priority", &priority) < 0) {
+        runtime_log (LOG_ERR,
+                     "jobtap: job %ju: job.priority.get: %s",
+                     (uintmax_t)job->id,
+                     flux_plugin_arg_strerror (args));
+        goto out;
+    }
+    if (priority == JOBTAP_PRIORITY_UNAVAIL) {
+        if (job->state == FLUX_JOB_STATE_SCHED)
+            runtime_log (LOG_ERR,
+                         "jobtap: job %ju: BUG: plugin didn't return priority",
+                         (uintmax_t)job->id);
+        goto out;
+    }
+    if (priority > -1 && priority != job->priority)
+        reprioritize_one (job, priority);
+out:
+    flux_plugin_arg_destroy (args);
+}
+
+int reprioritize_all (struct runtime *rt)
+{
+    int n;
+    struct job **v = table_snapshot (rt, &n, false);
+    if (!v)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (v[i]->state == FLUX_JOB_STATE_PRIORITY
+            || v[i]->state == FLUX_JOB_STATE_SCHED)
+            get_priority (v[i]);
+    }
+    snapshot_free (v, n);
+    return 0;
+}

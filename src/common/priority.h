@@ -1,0 +1,15 @@
+/* Asking the plugins for priorities: job.priority.get for one job, and
+ * for every job in PRIORITY or SCHED (a plugin's or the host's
+ * reprioritize-all, a newly loaded plugin).  Setting a priority is an
+ * event (event.h reprioritize_one).  Called by the API, host, plugins
+ * and submit modules; calls event.c, dispatch.c and job.c. */
+#ifndef JOBTAP_PRIORITY_H
+#define JOBTAP_PRIORITY_H
+
+struct job;
+struct runtime;
+
+void get_priority (struct job *job);
+int reprioritize_all (struct runtime *rt);
+
+#endif

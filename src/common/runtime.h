@@ -1,0 +1,59 @@
+/* The runtime's context: everything the jobtap runtime knows, in one
+ * struct that each module is handed (or reaches through a job, job->rt,
+ * or a plugin, jt_runtime).  There is one per process: host.c makes it at
+ * jobtap_host_init and is the only place that keeps it, because the host
+ * API (host.h) is process-wide as Slurm's plugin API is.  Fields belong
+ * to the module named beside them; others only read them. */
+#ifndef JOBTAP_RUNTIME_H
+#define JOBTAP_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "dispatch.h"
+#include "host.h"
+#include "job.h"
+#include "spec.h"
+
+struct runtime {
+    int refcount;                  /* host.c: jobtap_host_init/fini pairs */
+    struct jobtap_host_ops ops;    /* host.c: the scheduler's actions */
+    void *ops_arg;
+
+    struct jt_plugin *plugins;     /* plugins.c: loaded, in load order */
+    struct jt_plugin *retired;     /* jtplugin.c: unloaded mid-callback */
+    int calls_active;              /* jtplugin.c */
+
+    struct job **buckets;          /* job.c: the table, grows with jobs */
+    size_t nbuckets, njobs;
+    struct job_fifo fifo[NFIFO];   /* job.c, submit.c, spec.c */
+    struct job *spec_hot[SPEC_HOT]; /* spec.c: jobs whose tree is kept */
+    int spec_hot_next;
+    uint64_t next_token;           /* submit.c: provisional ids */
+    json_t *inactive_order;        /* host.c: inactive ids, oldest first */
+
+    struct job **stack;            /* dispatch.c: the current-job stack */
+    int stack_len, stack_cap;
+    struct topic_answer topic_cache[TOPIC_CACHE]; /* dispatch.c */
+
+    char *config_path;             /* conf.c */
+    json_t *config;                /* whole instance config */
+    json_t *plugins_conf;          /* [job-manager] plugins as loaded */
+    bool configured;
+};
+
+/* The process's runtime.  Only the host API's entry points (host.c,
+ * conf.c, submit.c, restore.c, update.c) call this; everything below
+ * them is handed the runtime. */
+struct runtime *host_runtime (void);
+
+static inline double now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#endif

@@ -1,0 +1,53 @@
+/* Jobspec storage: a job's jobspec as a tree while plugins read it, as
+ * compact text at rest (the SPEC_HOT most recently used trees stay), and
+ * changes to it: dotted-key updates, copied on write where someone else
+ * holds the objects.  Called by job.c and the modules above it; calls
+ * compact.c, jsonpool and log.c only. */
+#ifndef JOBTAP_SPEC_H
+#define JOBTAP_SPEC_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+struct job;
+struct runtime;
+
+/* A jobspec as a jansson tree costs ~6 KiB, as compact text ~0.5 KiB.
+ * A job keeps the tree through submit and job.new, where plugins read it,
+ * then only the text (job_spec_rest, never on the submit path).  A later
+ * reader parses the text again; the SPEC_HOT most recently parsed or
+ * updated trees stay. */
+#define SPEC_HOT 256
+
+/* The job's jobspec tree (borrowed; incref it to hold it across anything
+ * that may call plugins, which may push it out of the hot set). */
+json_t *job_jobspec (struct job *job);
+/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL). */
+void job_set_jobspec (struct job *job, json_t *spec, char *text);
+/* The job is past job.new: from now on keep its jobspec as text, now or,
+ * with ops.compact_later, at spec_compact_resting. */
+void job_spec_rest (struct job *job);
+void spec_compact_resting (struct runtime *rt);
+void spec_hot_remove (struct job *job);
+
+/* The jobspec a job keeps of the caller's: the object itself, or a copy
+ * without attributes.system.environment, which plugins never see (Flux
+ * redacts it too).  New reference. */
+json_t *jobspec_redacted (json_t *jobspec);
+/* attributes.system.dependencies of the job's jobspec (new reference, so
+ * it outlives the tree while plugins are called), or NULL. */
+json_t *job_dependencies (struct job *job);
+
+/* An object ready to change: 'o' itself when nobody but its holder holds
+ * it, else a copy, or a new object if 'o' is none; a new reference, NULL
+ * if out of memory. */
+json_t *own_object (json_t *o);
+/* job->all_updates ready to change (made on first use). */
+json_t *updates_own (struct job *job);
+/* Apply dotted-key updates to the job's jobspec; a null value deletes. */
+int jobspec_apply (struct job *job, json_t *updates);
+/* 0 if 'updates' is an object whose keys all start with attributes,
+ * resources or tasks; -1 otherwise. */
+int validate_updates (json_t *updates);
+
+#endif

@@ -1,0 +1,257 @@
+/* Acting on Slurm job records (actions.h). */
+#include <config.h>
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "actions.h"
+#include "conf.h"
+#include "ctx.h"
+#include "mark.h"
+#include "queue.h"
+
+/* True while this thread holds the slurmctld job write lock in one of our
+ * hooks or in the agent, so actions can touch job records directly. */
+static __thread bool have_job_write;
+/* True inside site_factor_p_set: slurmctld computes the priority itself
+ * right after, so apply_priority must not call set_job_prio(). */
+static __thread bool in_site_factor_set;
+/* Actions this thread applied to job records: the agent asks for a
+ * scheduler pass after any, or a job released by a plugin during the
+ * sweep would wait for Slurm's next periodic pass (up to a minute). */
+static __thread unsigned applied_here;
+
+bool actions_write_begin (void)
+{
+    bool had = have_job_write;
+    have_job_write = true;
+    return had;
+}
+
+void actions_write_end (bool had)
+{
+    have_job_write = had;
+}
+
+void actions_applied_reset (void)
+{
+    applied_here = 0;
+}
+
+unsigned actions_applied (void)
+{
+    return applied_here;
+}
+
+bool actions_held_by_shim (const job_record_t *job)
+{
+    return job->priority == 0 && job->state_desc &&
+           !strncmp (job->state_desc, HOLD_PREFIX, strlen (HOLD_PREFIX));
+}
+
+void actions_hold (job_record_t *job, const char *reason)
+{
+    time_t now = time (NULL);
+
+    if (!IS_JOB_PENDING (job))
+        return;
+    job->priority = 0;
+    job->direct_set_prio = 1;
+    job->state_reason = WAIT_HELD;
+    xfree (job->state_desc);
+    job->state_desc = xstrdup (reason);
+    if (job->details && job->details->begin_time < now)
+        job->details->begin_time = 0;
+    last_job_update = now;
+}
+
+void actions_user_hold (job_record_t *job)
+{
+    job->priority = 0;
+    job->direct_set_prio = 1;
+    job->state_reason = WAIT_HELD_USER;
+    xfree (job->state_desc);
+    last_job_update = time (NULL);
+}
+
+void actions_release (struct adapter_ctx *ctx, job_record_t *job)
+{
+    time_t now = time (NULL);
+    uint64_t token;
+    int urgency = 16;
+    uint32_t op_priority = 0;
+
+    if (!IS_JOB_PENDING (job))
+        return;
+    (void)mark_find (job->spank_job_env, job->spank_job_env_size, ctx->boot,
+                     &token, &urgency, &op_priority);
+    xfree (job->state_desc);
+    job->state_reason = WAIT_NO_REASON;
+    if (job->details && job->details->begin_time < now)
+        job->details->begin_time = 0;
+    if (op_priority) {
+        job->priority = op_priority;
+        job->direct_set_prio = 1;
+    } else {
+        job->direct_set_prio = 0;
+        set_job_prio (job); /* calls site_factor_p_set: our priority */
+    }
+    last_job_update = now;
+}
+
+static uint32_t site_factor_for (int64_t priority)
+{
+    int64_t v = (int64_t)NICE_OFFSET + priority;
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void queue_action (struct adapter_ctx *ctx,
+                          enum action_kind kind,
+                          uint32_t id,
+                          int64_t priority,
+                          const char *text,
+                          size_t len)
+{
+    if (queue_push (&ctx->queue, kind, id, priority, text, len) < 0)
+        error ("jobtap: out of memory queueing an action for job %u", id);
+}
+
+/* Put the jobtap priority into the job record. Inside site_factor_p_set
+ * slurmctld is computing the priority (possibly while releasing a hold:
+ * it resets the reason only afterwards), so the value is always set there;
+ * elsewhere a held job is left alone. */
+static void
+apply_priority (struct adapter_ctx *ctx, job_record_t *job, int64_t priority)
+{
+    if (!IS_JOB_PENDING (job) || priority < 0)
+        return;
+    if (!in_site_factor_set && job->priority == 0)
+        return;
+    if (conf_priority_mode (&ctx->conf) == PRIORITY_AUTHORITATIVE) {
+        if (priority == 0) {
+            /* slurmctld overwrites a hold made in site_factor_p_set:
+             * let the agent make it. */
+            if (in_site_factor_set)
+                queue_action (ctx, A_HOLD, job->job_id, 0,
+                              HOLD_PREFIX "priority 0",
+                              sizeof (HOLD_PREFIX "priority 0"));
+            else
+                actions_hold (job, HOLD_PREFIX "priority 0");
+            return;
+        }
+        job->priority = priority > UINT32_MAX ? UINT32_MAX : priority;
+        job->direct_set_prio = 1;
+    } else {
+        job->site_factor = site_factor_for (priority);
+        if (!in_site_factor_set)
+            set_job_prio (job);
+    }
+    last_job_update = time (NULL);
+}
+
+void actions_site_factor_priority (struct adapter_ctx *ctx,
+                                   job_record_t *job,
+                                   int64_t priority)
+{
+    in_site_factor_set = true;
+    apply_priority (ctx, job, priority);
+    in_site_factor_set = false;
+}
+
+static void cancel_job (job_record_t *job, const char *type, const char *note)
+{
+    char *desc = xstrdup_printf (HOLD_PREFIX "exception %s%s%s", type,
+                                 note && note[0] ? ": " : "", note ? note : "");
+    info ("jobtap: cancelling %pJ: %s", job, desc);
+    if (IS_JOB_FINISHED (job))
+        goto out;
+    job_signal (job, SIGKILL, 0, slurm_conf.slurm_user_id, false);
+    xfree (job->state_desc);
+    job->state_desc = desc;
+    desc = NULL;
+out:
+    xfree (desc);
+}
+
+void actions_apply (struct adapter_ctx *ctx, const struct action *a)
+{
+    job_record_t *job = find_job_record (a->id);
+    if (!job)
+        return;
+    applied_here++;
+    switch (a->kind) {
+    case A_HOLD:
+        actions_hold (job, a->text);
+        break;
+    case A_RELEASE:
+        if (actions_held_by_shim (job))
+            actions_release (ctx, job);
+        break;
+    case A_PRIORITY:
+        apply_priority (ctx, job, a->priority);
+        break;
+    case A_CANCEL:
+        cancel_job (job, a->text, a->text + strlen (a->text) + 1);
+        break;
+    }
+}
+
+/* An action from the runtime: applied now if this thread may touch job
+ * records, else queued for the agent. */
+static void submit_action (struct adapter_ctx *ctx,
+                           enum action_kind kind,
+                           uint64_t id,
+                           int64_t priority,
+                           const char *text,
+                           size_t len)
+{
+    /* Provisional (not yet created) jobs have no Slurm record. */
+    if (id > UINT32_MAX)
+        return;
+    if (have_job_write) {
+        struct action a = {.kind = kind,
+                           .id = (uint32_t)id,
+                           .priority = priority,
+                           .text = (char *)text};
+        actions_apply (ctx, &a);
+        return;
+    }
+    queue_action (ctx, kind, (uint32_t)id, priority, text, len);
+}
+
+void actions_hold_cb (uint64_t id, const char *reason, void *arg)
+{
+    submit_action (arg, A_HOLD, id, 0, reason, strlen (reason) + 1);
+}
+
+void actions_release_cb (uint64_t id, void *arg)
+{
+    submit_action (arg, A_RELEASE, id, 0, NULL, 0);
+}
+
+void actions_set_priority_cb (uint64_t id, int64_t priority, void *arg)
+{
+    submit_action (arg, A_PRIORITY, id, priority, NULL, 0);
+}
+
+void actions_cancel_cb (uint64_t id,
+                        const char *type,
+                        const char *note,
+                        void *arg)
+{
+    /* type and note travel as two strings in one buffer */
+    size_t tl = strlen (type) + 1, nl = strlen (note ? note : "") + 1;
+    char buf[tl + nl];
+    memcpy (buf, type, tl);
+    memcpy (buf + tl, note ? note : "", nl);
+    submit_action (arg, A_CANCEL, id, 0, buf, tl + nl);
+}

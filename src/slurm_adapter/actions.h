@@ -1,0 +1,72 @@
+/* actions: the runtime's decisions done to Slurm job records: hold,
+ * release, set priority, cancel.
+ *
+ * The runtime calls the *_cb functions (installed as host ops by
+ * adapter.c, arg = the adapter context) from any thread, with its mutex
+ * held. An action is applied at once when the calling thread holds the
+ * slurmctld job write lock (a hook, or the agent, marked it with
+ * actions_write_begin), and otherwise queued for the agent (queue.h),
+ * which applies it under that lock.
+ *
+ * Locks: the functions taking a job_record_t need the slurmctld job write
+ * lock held by the caller. Nothing here takes a slurmctld lock (hooks run
+ * under slurmctld's locks already); the conf and queue leaf locks are
+ * taken and released within a call. */
+#ifndef SLURM_JOBTAP_ADAPTER_ACTIONS_H
+#define SLURM_JOBTAP_ADAPTER_ACTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "queue.h"
+
+struct adapter_ctx;
+
+/* Every hold the shim owns shows this prefix in the job's reason. */
+#define HOLD_PREFIX "jobtap: "
+
+/* The calling thread holds the slurmctld job write lock from begin to end.
+ * begin returns the previous state, for end to restore (hooks nest). */
+bool actions_write_begin (void);
+void actions_write_end (bool had);
+
+/* How many actions this thread applied to job records since the reset:
+ * the agent asks for a scheduler pass after any. */
+void actions_applied_reset (void);
+unsigned actions_applied (void);
+
+/* Host ops (struct jobtap_host_ops), arg = struct adapter_ctx *. */
+void actions_hold_cb (uint64_t id, const char *reason, void *arg);
+void actions_release_cb (uint64_t id, void *arg);
+void actions_set_priority_cb (uint64_t id, int64_t priority, void *arg);
+void actions_cancel_cb (uint64_t id,
+                        const char *type,
+                        const char *note,
+                        void *arg);
+
+/* Apply one queued action to its job, if the job still exists. */
+void actions_apply (struct adapter_ctx *ctx, const struct action *a);
+
+/* Put the jobtap priority into the job from inside site_factor_p_set,
+ * where slurmctld computes the job's priority right after. */
+void actions_site_factor_priority (struct adapter_ctx *ctx,
+                                   job_record_t *job,
+                                   int64_t priority);
+
+/* Whether the job is held by the shim (priority 0, HOLD_PREFIX reason). */
+bool actions_held_by_shim (const job_record_t *job);
+
+/* Hold a pending job with reason (which should start with HOLD_PREFIX). */
+void actions_hold (job_record_t *job, const char *reason);
+
+/* Hold a job the Slurm way, as its user asked (-H, urgency 0), so the
+ * user can release it. */
+void actions_user_hold (job_record_t *job);
+
+/* Lift any hold from a pending job: back to the operator priority of its
+ * submission mark, or to its computed priority. */
+void actions_release (struct adapter_ctx *ctx, job_record_t *job);
+
+#endif

@@ -1,0 +1,135 @@
+/* The agent thread (agent.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/log.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "actions.h"
+#include "agent.h"
+#include "bind.h"
+#include "conf.h"
+#include "ctx.h"
+#include "host.h"
+#include "queue.h"
+
+/* Tell the runtime about jobs that started or left Slurm, so it follows
+ * the lifecycle and forgets finished jobs. */
+static void sweep_jobs (void)
+{
+    json_t *ids = jobtap_host_job_list ();
+    size_t i;
+    json_t *v;
+
+    json_array_foreach (ids, i, v)
+    {
+        uint64_t id = json_integer_value (v);
+        job_record_t *job = find_job_record ((uint32_t)id);
+        if (!job || IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
+            bind_finish (id, job);
+        } else if ((IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) &&
+                   jobtap_host_job_state (id) < JOBTAP_STATE_RUN) {
+            jobtap_host_job_run (id, NULL);
+        }
+    }
+    json_decref (ids);
+}
+
+/* slurmctld has finished starting: the RPC thread is created after the
+ * priority plugin's init().  Before that the agent must not act: setting
+ * a priority (set_job_prio) would load priority/multifactor, whose init()
+ * takes the job write lock the agent holds, and slurmctld dies with
+ * "lock_slurmctld: pthread_rwlock_wrlock(): Resource deadlock avoided".
+ * No submission can arrive before then either. */
+static bool slurmctld_ready (void)
+{
+    return slurmctld_config.thread_id_rpc != 0;
+}
+
+static void *agent_main (void *arg)
+{
+    struct adapter_ctx *ctx = arg;
+    slurmctld_lock_t locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK,
+                              READ_LOCK};
+    time_t last_sweep = time (NULL);
+    /* slurmctld creates a job after job_submit returns, in the same RPC,
+     * so after a submission look again every 5 ms until it shows up. */
+    int quick_passes = 0;
+
+    for (;;) {
+        struct queue_batch b;
+        time_t now;
+
+        if (!slurmctld_ready ()) {
+            struct timespec pause = {0, 50 * 1000 * 1000};
+            nanosleep (&pause, NULL);
+            if (queue_stopping (&ctx->queue))
+                break;
+            continue;
+        }
+        if (!queue_wait (&ctx->queue, &quick_passes, &b))
+            break;
+
+        /* slurmctld is going down: leave its jobs alone from now on. */
+        if (slurmctld_config.shutdown_time) {
+            queue_batch_free (&b);
+            continue;
+        }
+        now = time (NULL);
+        int period = conf_reprioritize_period (&ctx->conf);
+        /* The lifecycle sweep runs even with reprioritizing turned off,
+         * or the runtime would never forget finished jobs. */
+        bool periodic = now - last_sweep >= (period > 0 ? period : 30);
+
+        lock_slurmctld (locks);
+        bool had = actions_write_begin ();
+        actions_applied_reset ();
+        int found = bind_discover (ctx);
+        for (size_t i = 0; i < b.n; i++)
+            actions_apply (ctx, &b.actions[i]);
+        if (periodic) {
+            sweep_jobs ();
+            last_sweep = now;
+        }
+        if ((periodic && period > 0) || b.reprioritize)
+            jobtap_host_reprioritize_all ();
+        actions_write_end (had);
+        unlock_slurmctld (locks);
+        jobtap_host_compact ();
+
+        /* Quick passes while accepted submissions wait to be bound (each
+         * pass takes the write locks). */
+        quick_passes =
+            queue_polls_after_pass (&ctx->queue, b.discover, quick_passes);
+        if (b.n > 0 || found > 0 || actions_applied () > 0)
+            queue_job_scheduler ();
+        queue_batch_free (&b);
+    }
+    return NULL;
+}
+
+int agent_start (struct adapter_ctx *ctx)
+{
+    int e;
+
+    queue_set_stop (&ctx->queue, false);
+    if ((e = pthread_create (&ctx->agent.thread, NULL, agent_main, ctx))) {
+        errno = e;
+        return -1;
+    }
+    ctx->agent.started = true;
+    return 0;
+}
+
+void agent_stop (struct adapter_ctx *ctx)
+{
+    if (!ctx->agent.started)
+        return;
+    queue_set_stop (&ctx->queue, true);
+    pthread_join (ctx->agent.thread, NULL);
+    ctx->agent.started = false;
+}

@@ -1,0 +1,274 @@
+/* Bringing Slurm jobs into the runtime (bind.h).
+ *
+ * Why jobs are created held: the job id is unknown in job_submit, and the
+ * first hook with a job record (site_factor_p_set) runs just before
+ * slurmctld recomputes the priority, so a hold set there would be lost and
+ * the job could start before jobtap has decided. Instead job_submit makes
+ * every accepted job start held, and the agent runs job.new for it here
+ * (with the real id), then holds it for jobtap's reasons or releases it
+ * into normal scheduling. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "actions.h"
+#include "bind.h"
+#include "conf.h"
+#include "ctx.h"
+#include "host.h"
+#include "jobspec.h"
+#include "mark.h"
+#include "queue.h"
+
+bool bind_known (uint32_t id)
+{
+    int64_t p;
+    return jobtap_host_job_priority (id, &p) == 0;
+}
+
+static void log_record_jobspec (job_record_t *job, json_t *spec)
+{
+    char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
+    info ("jobtap: %pJ jobspec from record %s", job, s ? s : "?");
+    free (s);
+}
+
+static bool job_mark (struct adapter_ctx *ctx,
+                      const job_record_t *job,
+                      uint64_t *token,
+                      int *urgency,
+                      uint32_t *op_priority)
+{
+    return mark_find (job->spank_job_env, job->spank_job_env_size, ctx->boot,
+                      token, urgency, op_priority);
+}
+
+void bind_finish (uint64_t id, const job_record_t *job)
+{
+    int result = JOBTAP_RESULT_COMPLETED;
+    if (job && IS_JOB_CANCELLED (job))
+        result = JOBTAP_RESULT_CANCELED;
+    else if (job && IS_JOB_TIMEOUT (job))
+        result = JOBTAP_RESULT_TIMEOUT;
+    else if (job && (IS_JOB_FAILED (job) || job->exit_code))
+        result = JOBTAP_RESULT_FAILED;
+    jobtap_host_job_finish (id, result, job ? job->exit_code : 0, NULL);
+    jobtap_host_job_inactive (id);
+}
+
+/* After job.new: make the Slurm job agree with the runtime's decision:
+ * held (jobtap's reason) while in DEPEND or PRIORITY, else released, or
+ * held by its user at urgency 0. After a restart this also lifts holds the
+ * plugins no longer want. */
+static void settle_job (struct adapter_ctx *ctx,
+                        job_record_t *job,
+                        bool creation_hold,
+                        int urgency)
+{
+    if (IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
+        /* Started and ended between two passes (array tasks split off
+         * and run by the scheduler): it still gets its whole lifecycle. */
+        jobtap_host_job_run (job->job_id, NULL);
+        bind_finish (job->job_id, job);
+        return;
+    }
+    if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
+        jobtap_host_job_run (job->job_id, NULL);
+        return;
+    }
+    if (!IS_JOB_PENDING (job))
+        return;
+    int state = jobtap_host_job_state (job->job_id);
+    if (state == JOBTAP_STATE_SCHED) {
+        if (urgency == 0) {
+            if (job->state_reason != WAIT_HELD_USER ||
+                actions_held_by_shim (job))
+                actions_user_hold (job);
+        } else if (creation_hold || actions_held_by_shim (job))
+            actions_release (ctx, job);
+    } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
+        if (!actions_held_by_shim (job)) /* the runtime's hold normally did */
+            actions_hold (job, HOLD_PREFIX "waiting for a jobtap decision");
+    }
+}
+
+/* job.new for a job the runtime has not seen (binding the provisional job
+ * of its submission when there is one), then settle it. */
+static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
+{
+    uint64_t token = 0;
+    int urgency = jobspec_urgency_from_record (job);
+    int mark_urgency = urgency;
+    uint32_t op_priority = 0;
+    double t_submit =
+        job->details ? (double)job->details->submit_time : (double)time (NULL);
+    jobtap_host_error_t err = {{0}};
+    bool log_spec = conf_log_jobspec (&ctx->conf);
+    json_t *spec = NULL;
+    int rc;
+
+    /* A job in this process's creation hold takes the urgency it was
+     * submitted with; otherwise the record's hold state tells. */
+    (void)job_mark (ctx, job, &token, &mark_urgency, &op_priority);
+    if (token)
+        queue_bound (&ctx->queue);
+    bool creation_hold =
+        token != 0 && job->priority == 0 && !actions_held_by_shim (job);
+    if (creation_hold)
+        urgency = mark_urgency;
+    if (log_spec || token == 0)
+        spec = jobspec_from_record (job);
+    if (spec && log_spec)
+        log_record_jobspec (job, spec);
+    rc = jobtap_host_job_new (token, job->job_id, job->user_id, urgency,
+                              t_submit, token ? NULL : spec, &err);
+    if (rc < 0 && token != 0 && errno == ENOENT) {
+        /* No provisional job (restart, or a job from before jobtap): the
+         * runtime replays job.create and job.new from the record. */
+        if (!spec)
+            spec = jobspec_from_record (job);
+        rc = jobtap_host_job_new (0, job->job_id, job->user_id, urgency,
+                                  t_submit, spec, &err);
+    }
+    json_decref (spec);
+    if (rc < 0) {
+        error ("jobtap: %pJ: job.new failed: %s; leaving it to Slurm", job,
+               err.text);
+        if (creation_hold || actions_held_by_shim (job))
+            actions_release (ctx, job);
+        return;
+    }
+    settle_job (ctx, job, creation_hold, urgency);
+}
+
+struct job_vec {
+    job_record_t **jobs;
+    size_t n, size;
+};
+
+static int collect_unknown (void *x, void *arg)
+{
+    job_record_t *job = x;
+    struct job_vec *v = arg;
+    if (IS_JOB_FINISHED (job) || bind_known (job->job_id))
+        return 0;
+    if (v->n == v->size) {
+        size_t size = v->size ? v->size * 2 : 256;
+        job_record_t **jobs = realloc (v->jobs, size * sizeof (*jobs));
+        if (!jobs)
+            return -1;
+        v->jobs = jobs;
+        v->size = size;
+    }
+    v->jobs[v->n++] = job;
+    return 0;
+}
+
+/* Where a recovered job stands in the jobtap lifecycle, by what Slurm
+ * kept: a jobtap hold is DEPEND or PRIORITY, other pending jobs SCHED. */
+static int replay_rank (const job_record_t *job)
+{
+    if (IS_JOB_PENDING (job) && actions_held_by_shim (job))
+        return strstr (job->state_desc, "priority") ? JOBTAP_STATE_PRIORITY
+                                                    : JOBTAP_STATE_DEPEND;
+    if (IS_JOB_PENDING (job))
+        return JOBTAP_STATE_SCHED;
+    return JOBTAP_STATE_RUN;
+}
+
+static int by_state_then_id (const void *a, const void *b)
+{
+    const job_record_t *x = *(job_record_t *const *)a;
+    const job_record_t *y = *(job_record_t *const *)b;
+    int rx = replay_rank (x), ry = replay_rank (y);
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/* All jobs the runtime does not know: at start-up, everything slurmctld
+ * recovered. Jobs from this process's own submissions bind to their
+ * provisional jobs; the rest are restored in one batch, so each plugin
+ * gets them in its own load sort order. */
+static int bind_all_unknown (struct adapter_ctx *ctx)
+{
+    struct job_vec v = {0};
+    json_t *batch = json_array ();
+    jobtap_host_error_t err = {{0}};
+    size_t restored = 0;
+
+    list_for_each (job_list, collect_unknown, &v);
+    qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
+    for (size_t i = 0; i < v.n; i++) {
+        job_record_t *job = v.jobs[i];
+        uint64_t token = 0;
+        int urgency;
+        uint32_t op_priority;
+        if (job_mark (ctx, job, &token, &urgency, &op_priority) && token) {
+            bind_job (ctx, job);
+            v.jobs[i] = NULL;
+            continue;
+        }
+        json_t *spec = jobspec_from_record (job);
+        if (conf_log_jobspec (&ctx->conf))
+            log_record_jobspec (job, spec);
+        json_array_append_new (
+            batch, json_pack ("{s:I s:I s:i s:f s:o s:i}", "id",
+                              (json_int_t)job->job_id, "userid",
+                              (json_int_t)job->user_id, "urgency",
+                              jobspec_urgency_from_record (job), "t_submit",
+                              job->details ? (double)job->details->submit_time
+                                           : (double)time (NULL),
+                              "jobspec", spec, "state", replay_rank (job)));
+        restored++;
+    }
+    if (restored > 0) {
+        if (jobtap_host_jobs_restore (batch, &err) < 0)
+            error ("jobtap: restoring %zu jobs failed: %s", restored, err.text);
+        else
+            info ("jobtap: restored %zu jobs", restored);
+        for (size_t i = 0; i < v.n; i++)
+            if (v.jobs[i])
+                settle_job (ctx, v.jobs[i], false,
+                            jobspec_urgency_from_record (v.jobs[i]));
+    }
+    json_decref (batch);
+    free (v.jobs);
+    return (int)v.n;
+}
+
+/* Job ids come from one sequence, so only the new range is looked at and
+ * the cost does not grow with the number of jobs in the system. */
+int bind_discover (struct adapter_ctx *ctx)
+{
+    uint32_t next;
+    int found = 0;
+
+    if (!job_list)
+        return 0; /* slurmctld has not read its state yet */
+    next = get_next_job_id (true);
+    if (next == ctx->scan_next)
+        return 0;
+    if (ctx->scan_next == 0 || next < ctx->scan_next ||
+        next - ctx->scan_next > 100000) {
+        found = bind_all_unknown (ctx);
+    } else {
+        for (uint32_t id = ctx->scan_next; id < next; id++) {
+            job_record_t *job = find_job_record (id);
+            if (job && !bind_known (id)) {
+                bind_job (ctx, job);
+                found++;
+            }
+        }
+    }
+    ctx->scan_next = next;
+    return found;
+}

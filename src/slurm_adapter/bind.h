@@ -1,0 +1,34 @@
+/* bind: bringing Slurm's jobs into the runtime. A job slurmctld created
+ * from a submission this process accepted is bound to the provisional job
+ * of that submission (found by its mark, mark.h); any other job (after a
+ * restart, or from before jobtap was configured) is restored from its
+ * record. Either way the job record is then settled to agree with the
+ * runtime: held while jobtap has not decided, else released.
+ *
+ * Callers: the agent (discover, finish) and the job_modify hook (known).
+ *
+ * Locks: the caller holds the slurmctld job write lock and has marked it
+ * (actions_write_begin); the runtime's mutex and the queue's and conf's
+ * leaf locks are taken inside. */
+#ifndef SLURM_JOBTAP_ADAPTER_BIND_H
+#define SLURM_JOBTAP_ADAPTER_BIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+struct adapter_ctx;
+
+/* Whether the runtime knows the job. */
+bool bind_known (uint32_t id);
+
+/* Bring in the jobs created since the last call (at first, every job
+ * slurmctld has). Returns how many were found. */
+int bind_discover (struct adapter_ctx *ctx);
+
+/* The job ended in Slurm (or is gone: job NULL): CLEANUP with its result,
+ * then INACTIVE. */
+void bind_finish (uint64_t id, const job_record_t *job);
+
+#endif

@@ -1,0 +1,36 @@
+/* conf: the adapter's own settings, the [slurm-jobtap] table of
+ * jobtap.conf (docs/admin.md). Loaded by the entry points at init and
+ * reconfigure, read by every module from any thread.
+ *
+ * Locks: conf->lock is a leaf: nothing else is taken while it is held, and
+ * it may be taken under slurmctld locks and the runtime's mutex. */
+#ifndef SLURM_JOBTAP_ADAPTER_CONF_H
+#define SLURM_JOBTAP_ADAPTER_CONF_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+enum priority_mode { PRIORITY_SITE_FACTOR, PRIORITY_AUTHORITATIVE };
+
+struct conf {
+    pthread_mutex_t lock;
+    enum priority_mode priority_mode;
+    int reprioritize_period; /* seconds; 0 = off */
+    bool log_jobspec;        /* log the jobspec built for each job */
+};
+
+#define CONF_INIT                                                              \
+    {                                                                          \
+        .lock = PTHREAD_MUTEX_INITIALIZER, .reprioritize_period = 30,          \
+    }
+
+/* Read the settings from the runtime's loaded config; a value of the wrong
+ * type or an unknown mode keeps the default and is logged. Calls into the
+ * runtime, so not under conf->lock or inside a runtime callback. */
+void conf_load (struct conf *conf);
+
+bool conf_log_jobspec (struct conf *conf);
+enum priority_mode conf_priority_mode (struct conf *conf);
+int conf_reprioritize_period (struct conf *conf);
+
+#endif

@@ -1,0 +1,33 @@
+/* The adapter's state: one struct, handed down to every module that needs
+ * more than one part of it (the runtime's callbacks get it as their arg).
+ * Each member belongs to the module named beside it; other modules use it
+ * through that module's functions. The one instance is reached only by
+ * the Slurm entry points (instance.h). */
+#ifndef SLURM_JOBTAP_ADAPTER_CTX_H
+#define SLURM_JOBTAP_ADAPTER_CTX_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "conf.h"
+#include "queue.h"
+
+struct adapter_ctx {
+    pthread_mutex_t lock; /* adapter.c: refcount (leaf lock) */
+    int refcount;         /* adapter.c: plugins sharing this copy */
+    uint64_t boot;        /* adapter.c sets it at init: this process's marks */
+    struct conf conf;     /* conf.c */
+    struct queue queue;   /* queue.c */
+    struct agent agent;   /* agent.c */
+    uint32_t scan_next;   /* bind.c, agent thread only: the first job id not
+                           * looked at yet; 0 = scan every job */
+};
+
+#define ADAPTER_CTX_INIT                                                       \
+    {                                                                          \
+        .lock = PTHREAD_MUTEX_INITIALIZER, .conf = CONF_INIT,                  \
+        .queue = QUEUE_INIT,                                                   \
+    }
+
+#endif

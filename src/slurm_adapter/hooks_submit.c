@@ -1,0 +1,195 @@
+/* job_submit/jobtap's entry points: job_submit (job.create, job.validate)
+ * and job_modify (job.update.*), declared in adapter.h. They reach the
+ * adapter through the process's one instance (instance.h): Slurm passes
+ * them no context.
+ *
+ * Locks: slurmctld calls job_submit with at least the job read lock and
+ * job_modify with the job write lock held, so neither takes a slurmctld
+ * lock; the runtime's mutex and the leaf locks of conf and the queue are
+ * taken inside, in that order. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+/* The Slurm plugins call these: the library's only exported symbols. */
+#pragma GCC visibility push(default)
+#include "adapter.h"
+#pragma GCC visibility pop
+
+#include "actions.h"
+#include "bind.h"
+#include "conf.h"
+#include "host.h"
+#include "instance.h"
+#include "jobspec.h"
+#include "mark.h"
+#include "queue.h"
+
+static void mark_submission (struct adapter_ctx *ctx,
+                             job_desc_msg_t *desc,
+                             uint64_t token,
+                             int urgency,
+                             uint32_t op_priority)
+{
+    char *mark = xmalloc (MARK_SIZE);
+
+    mark_format (mark, ctx->boot, token, urgency, op_priority);
+    desc->spank_job_env = xrealloc (
+        desc->spank_job_env, sizeof (char *) * (desc->spank_job_env_size + 2));
+    desc->spank_job_env[desc->spank_job_env_size++] = mark;
+    desc->spank_job_env[desc->spank_job_env_size] = NULL;
+}
+
+int jobtap_slurm_job_submit (job_desc_msg_t *desc,
+                             uint32_t submit_uid,
+                             char **err_msg)
+{
+    struct adapter_ctx *ctx = &adapter_instance;
+    jobtap_host_error_t err = {{0}};
+    json_t *spec = jobspec_from_desc (desc);
+    json_t *updates = NULL;
+    uint64_t token = 0;
+    int urgency = jobspec_urgency_from_desc (desc);
+    char *msg = NULL;
+    (void)submit_uid;
+
+    if (!spec) {
+        *err_msg = xstrdup ("jobtap: out of memory");
+        return SLURM_ERROR;
+    }
+    if (conf_log_jobspec (&ctx->conf)) {
+        char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
+        info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,
+              s ? s : "?");
+        free (s);
+    }
+    /* the runtime takes spec: a policy's update then edits it in place */
+    if (jobtap_host_submit (spec, desc->user_id, urgency, (double)time (NULL),
+                            JOBTAP_SUBMIT_TAKE_JOBSPEC, &updates, &token,
+                            &err) < 0) {
+        info ("jobtap: rejected a job of user %u: %s", desc->user_id, err.text);
+        *err_msg = xstrdup (err.text);
+        return SLURM_ERROR;
+    }
+    if (updates && json_object_size (updates) > 0 &&
+        jobspec_apply_updates (desc, updates, &msg) < 0) {
+        json_decref (updates);
+        jobtap_host_submit_abort (token);
+        info ("jobtap: rejected a job of user %u: %s", desc->user_id, msg);
+        *err_msg = msg;
+        return SLURM_ERROR;
+    }
+    json_decref (updates);
+    mark_submission (
+        ctx, desc, token, urgency,
+        desc->priority != 0 && desc->priority != NO_VAL ? desc->priority : 0);
+    /* Created held; the agent releases it once jobtap has decided. */
+    desc->priority = 0;
+    queue_submitted (&ctx->queue);
+    return SLURM_SUCCESS;
+}
+
+/* Urgency follows Slurm's user holds: `scontrol hold` is urgency 0 and
+ * `scontrol release` the default 16. */
+static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
+{
+    int urgency;
+
+    if (desc->priority == 0)
+        urgency = 0;
+    else if (desc->priority == INFINITE && job->priority == 0 &&
+             !actions_held_by_shim (job))
+        urgency = 16;
+    else
+        return;
+    bool had = actions_write_begin ();
+    if (jobtap_host_job_urgency (job->job_id, urgency) < 0 && errno != ENOENT)
+        error ("jobtap: %pJ: cannot set urgency %d: %m", job, urgency);
+    actions_write_end (had);
+}
+
+/* The values in 'final' that the request did not already carry: what
+ * job.update.<key> handlers added. New reference. */
+static json_t *added_updates (json_t *request, json_t *final)
+{
+    json_t *added = json_object ();
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (final, key, v)
+    {
+        if (!json_equal (json_object_get (request, key), v))
+            json_object_set (added, key, v);
+    }
+    return added;
+}
+
+/* scontrol update: job.update.<key> for each changed field, then
+ * job.validate on the updated jobspec (unless a handler validated it),
+ * then job.update. Keys no plugin handles follow Slurm's own rules. */
+static int update_from_modify (job_desc_msg_t *desc,
+                               job_record_t *job,
+                               uint32_t submit_uid)
+{
+    json_t *request = jobspec_updates_from_desc (desc);
+    json_t *final = NULL, *added = NULL;
+    jobtap_host_error_t err = {{0}};
+    uint32_t role =
+        validate_operator (submit_uid) ? JOBTAP_ROLE_OWNER : JOBTAP_ROLE_USER;
+    char *msg = NULL;
+    int rc = SLURM_SUCCESS;
+    bool had;
+
+    if (!request || json_object_size (request) == 0 ||
+        !bind_known (job->job_id))
+        goto out;
+    had = actions_write_begin ();
+    if (jobtap_host_job_update_ex (job->job_id, request, submit_uid, role,
+                                   JOBTAP_UPDATE_UNHANDLED_OK, &final,
+                                   &err) < 0) {
+        info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
+              err.text);
+        rc = ESLURM_ACCESS_DENIED;
+        goto out_restore;
+    }
+    added = added_updates (request, final);
+    if (json_object_size (added) > 0 &&
+        jobspec_apply_updates (desc, added, &msg) < 0) {
+        info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
+              msg);
+        xfree (msg);
+        rc = ESLURM_ACCESS_DENIED;
+    }
+out_restore:
+    actions_write_end (had);
+out:
+    json_decref (request);
+    json_decref (final);
+    json_decref (added);
+    return rc;
+}
+
+int jobtap_slurm_job_modify (job_desc_msg_t *desc,
+                             job_record_t *job,
+                             uint32_t submit_uid)
+{
+    /* Only the shim may lift its own holds (operators may override). */
+    if (desc->priority != NO_VAL && desc->priority != 0 &&
+        actions_held_by_shim (job) && !validate_operator (submit_uid)) {
+        info ("jobtap: refusing to release %pJ for uid %u: %s", job, submit_uid,
+              job->state_desc);
+        return ESLURM_ACCESS_DENIED;
+    }
+    if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
+        follow_user_hold (desc, job);
+    return update_from_modify (desc, job, submit_uid);
+}

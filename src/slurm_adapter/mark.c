@@ -1,0 +1,83 @@
+/* The submission mark (mark.h). It is written once and read twice per job
+ * under slurmctld's locks, so its numbers are formatted and parsed by
+ * hand: snprintf and strtoull cost far more per number there. */
+#include <limits.h>
+#include <string.h>
+
+#include "mark.h"
+
+#define PREFIX_LEN (sizeof (MARK_PREFIX) - 1)
+
+static char *put_decimal (char *p, uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0)
+        *p++ = digits[--n];
+    return p;
+}
+
+/* The number at s, ending at the separator sep; NULL if there is none or
+ * it does not fit. */
+static const char *get_decimal (const char *s, char sep, uint64_t *v)
+{
+    uint64_t x = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return NULL;
+        x = x * 10 + d;
+    }
+    if (p == s || *p != sep)
+        return NULL;
+    *v = x;
+    return p + 1;
+}
+
+void mark_format (
+    char *buf, uint64_t boot, uint64_t token, int urgency, uint32_t op_priority)
+{
+    char *p = buf + PREFIX_LEN;
+
+    memcpy (buf, MARK_PREFIX, PREFIX_LEN);
+    p = put_decimal (p, boot);
+    *p++ = ':';
+    p = put_decimal (p, token);
+    *p++ = ':';
+    p = put_decimal (p, urgency > 0 ? (uint64_t)urgency : 0);
+    *p++ = ':';
+    p = put_decimal (p, op_priority);
+    *p = '\0';
+}
+
+bool mark_find (char *const *env,
+                uint32_t n,
+                uint64_t boot,
+                uint64_t *token,
+                int *urgency,
+                uint32_t *op_priority)
+{
+    for (uint32_t i = 0; env && i < n; i++) {
+        const char *e = env[i];
+        uint64_t f[4];
+        if (!e || strncmp (e, MARK_PREFIX, PREFIX_LEN))
+            continue;
+        e += PREFIX_LEN;
+        if (!(e = get_decimal (e, ':', &f[0])) ||
+            !(e = get_decimal (e, ':', &f[1])) ||
+            !(e = get_decimal (e, ':', &f[2])) ||
+            !get_decimal (e, '\0', &f[3]) || f[2] > INT_MAX ||
+            f[3] > UINT32_MAX)
+            continue;
+        *token = f[0] == boot ? f[1] : 0;
+        *urgency = (int)f[2];
+        *op_priority = (uint32_t)f[3];
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,93 @@
+/* queue: the hand-over from every other thread to the agent. Actions the
+ * runtime decided on a thread that may not touch job records wait here,
+ * with the flags that ask the agent for a pass (discover new jobs,
+ * reprioritize all) and the count of accepted submissions not yet bound.
+ *
+ * Callers: actions (push), the hooks (wake, submitted), bind (bound), the
+ * agent (wait, polls_after_pass) and the entry points (stop). Any thread.
+ *
+ * Locks: q->lock is a leaf: nothing else is taken while it is held. It is
+ * taken under slurmctld locks and under the runtime's mutex (actions
+ * queued from runtime callbacks), never the other way round.
+ *
+ * No Slurm types: an action names its job by id. */
+#ifndef SLURM_JOBTAP_ADAPTER_QUEUE_H
+#define SLURM_JOBTAP_ADAPTER_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum action_kind { A_HOLD, A_RELEASE, A_PRIORITY, A_CANCEL };
+
+struct action {
+    enum action_kind kind;
+    uint32_t id;
+    int64_t priority;
+    char *text; /* A_HOLD: the reason; A_CANCEL: type NUL note NUL */
+};
+
+struct queue {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct action *actions; /* malloc'd, as is each text */
+    size_t len, size;
+    bool stop;         /* the agent is to exit */
+    bool discover;     /* a job was accepted since the last pass */
+    bool reprioritize; /* reprioritize_all requested */
+    bool polling;      /* the agent is in a quick poll: no need to wake it */
+    int unbound;       /* accepted submissions not bound yet */
+};
+
+#define QUEUE_INIT                                                             \
+    {                                                                          \
+        .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,   \
+    }
+
+/* What the agent takes in one pass. */
+struct queue_batch {
+    struct action *actions;
+    size_t n;
+    bool discover, reprioritize;
+};
+
+/* Queue an action, copying len bytes of text (text may be NULL), and wake
+ * the agent. -1 with nothing queued if memory runs out. */
+int queue_push (struct queue *q,
+                enum action_kind kind,
+                uint32_t id,
+                int64_t priority,
+                const char *text,
+                size_t len);
+
+/* Wake the agent, asking for discovery and/or a reprioritize_all. */
+void queue_wake (struct queue *q, bool discover, bool reprioritize);
+
+/* job_submit accepted a job: the agent is to look for it. Between quick
+ * polls the agent finds it within one poll anyway, so it is not woken
+ * then: it would only wait for the submitter's locks, a pass per job. */
+void queue_submitted (struct queue *q);
+
+/* The agent bound the job of one accepted submission. */
+void queue_bound (struct queue *q);
+
+/* Set or clear the agent's stop flag (waking it). */
+void queue_set_stop (struct queue *q, bool stop);
+bool queue_stopping (struct queue *q);
+
+/* The agent's wait: when nothing is pending, wait for a push or a wake,
+ * 5 ms while *polls > 0 (counting one down), else up to 1 s. Then take
+ * everything pending into b. Returns false, taking nothing, when the agent
+ * is to stop. */
+bool queue_wait (struct queue *q, int *polls, struct queue_batch *b);
+
+/* After a pass: how many quick polls the agent is to make next. While
+ * accepted submissions wait to be bound, up to 100 polls (0.5 s) after the
+ * last discovery request, after which the count is forgotten in case
+ * slurmctld dropped a job that job_submit accepted. */
+int queue_polls_after_pass (struct queue *q, bool discovered, int polls);
+
+void queue_batch_free (struct queue_batch *b);
+
+#endif

@@ -1,0 +1,178 @@
+/* The adapter's action queue (src/slurm_adapter/queue.c): hand-over to
+ * the agent, its wake-ups and its count of unbound submissions. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "queue.h"
+#include "tap.h"
+
+static double now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_push_take (void)
+{
+    struct queue q = QUEUE_INIT;
+    struct queue_batch b;
+    char text[] = "jobtap: reason";
+    int polls = 1;
+
+    ok (queue_push (&q, A_HOLD, 7, 0, text, sizeof (text)) == 0, "push a hold");
+    text[0] = 'X';
+    ok (queue_push (&q, A_PRIORITY, 8, 1234, NULL, 0) == 0, "push a priority");
+    ok (queue_push (&q, A_CANCEL, 9, 0, "type\0note", 10) == 0,
+        "push a cancel");
+    ok (queue_wait (&q, &polls, &b), "wait takes what is pending");
+    isint (polls, 1, "no poll is spent when work is pending");
+    isint ((long long)b.n, 3, "three actions taken");
+    ok (b.actions[0].kind == A_HOLD && b.actions[0].id == 7 &&
+            !strcmp (b.actions[0].text, "jobtap: reason"),
+        "the hold kept a copy of its reason");
+    ok (b.actions[1].kind == A_PRIORITY && b.actions[1].id == 8 &&
+            b.actions[1].priority == 1234 && b.actions[1].text == NULL,
+        "the priority action, without text");
+    ok (b.actions[2].kind == A_CANCEL && !strcmp (b.actions[2].text, "type") &&
+            !strcmp (b.actions[2].text + 5, "note"),
+        "the cancel keeps both of its strings");
+    ok (!b.discover && !b.reprioritize, "no flags were asked for");
+    queue_batch_free (&b);
+    ok (b.actions == NULL && b.n == 0, "the batch is freed");
+
+    ok (queue_wait (&q, &polls, &b) && b.n == 0, "the queue is empty after");
+    isint (polls, 0, "an empty wait spends a poll");
+    queue_batch_free (&b);
+}
+
+static void test_growth (void)
+{
+    struct queue q = QUEUE_INIT;
+    struct queue_batch b;
+    int polls = 0;
+    int bad = 0;
+
+    for (uint32_t i = 0; i < 1000; i++)
+        if (queue_push (&q, A_RELEASE, i, 0, NULL, 0) < 0)
+            bad++;
+    ok (bad == 0, "1000 pushes");
+    ok (queue_wait (&q, &polls, &b) && b.n == 1000, "1000 taken");
+    for (uint32_t i = 0; i < b.n; i++)
+        if (b.actions[i].id != i)
+            bad++;
+    ok (bad == 0, "in the order they were pushed");
+    queue_batch_free (&b);
+}
+
+static void test_flags (void)
+{
+    struct queue q = QUEUE_INIT;
+    struct queue_batch b;
+    int polls = 0;
+
+    queue_wake (&q, true, false);
+    ok (queue_wait (&q, &polls, &b) && b.discover && !b.reprioritize,
+        "a discovery wake");
+    queue_wake (&q, false, true);
+    ok (queue_wait (&q, &polls, &b) && !b.discover && b.reprioritize,
+        "a reprioritize wake, the discovery flag cleared");
+    polls = 3;
+    double t0 = now ();
+    ok (queue_wait (&q, &polls, &b) && !b.discover && !b.reprioritize,
+        "flags are cleared once taken");
+    ok (now () - t0 < 0.5, "a quick poll is short");
+    isint (polls, 2, "and counted down");
+}
+
+static void test_unbound (void)
+{
+    struct queue q = QUEUE_INIT;
+    struct queue_batch b;
+    int polls = 0;
+
+    queue_submitted (&q);
+    queue_submitted (&q);
+    ok (queue_wait (&q, &polls, &b) && b.discover, "submitted: discover");
+    isint (queue_polls_after_pass (&q, true, 0), 100,
+           "unbound submissions after a discovery: 100 quick polls");
+    isint (queue_polls_after_pass (&q, false, 42), 42,
+           "polls go on while some are unbound");
+    queue_bound (&q);
+    isint (queue_polls_after_pass (&q, true, 42), 100,
+           "one still unbound after a discovery");
+    queue_bound (&q);
+    isint (queue_polls_after_pass (&q, true, 42), 0,
+           "all bound: no more quick polls");
+    isint (q.unbound, 0, "nothing unbound");
+
+    queue_submitted (&q);
+    isint (queue_polls_after_pass (&q, false, 0), 0,
+           "out of polls with a job never bound: give up");
+    isint (q.unbound, 0, "and forget it");
+    queue_bound (&q);
+    isint (queue_polls_after_pass (&q, false, 5), 0,
+           "a count gone below zero is reset");
+    isint (q.unbound, 0, "to zero");
+}
+
+static void *push_later (void *arg)
+{
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep (&pause, NULL);
+    queue_push (arg, A_RELEASE, 1, 0, NULL, 0);
+    return NULL;
+}
+
+static void *stop_later (void *arg)
+{
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep (&pause, NULL);
+    queue_set_stop (arg, true);
+    return NULL;
+}
+
+static void test_threads (void)
+{
+    struct queue q = QUEUE_INIT;
+    struct queue_batch b;
+    pthread_t t;
+    int polls = 0;
+    double t0;
+
+    pthread_create (&t, NULL, push_later, &q);
+    t0 = now ();
+    ok (queue_wait (&q, &polls, &b) && b.n == 1,
+        "a push from another thread is taken");
+    ok (now () - t0 < 0.5, "it woke the waiting agent");
+    pthread_join (t, NULL);
+    queue_batch_free (&b);
+
+    ok (!queue_stopping (&q), "not stopping");
+    pthread_create (&t, NULL, stop_later, &q);
+    t0 = now ();
+    ok (!queue_wait (&q, &polls, &b), "a stop ends the wait");
+    ok (now () - t0 < 0.5, "at once");
+    pthread_join (t, NULL);
+    ok (queue_stopping (&q), "stopping");
+    queue_push (&q, A_RELEASE, 1, 0, NULL, 0);
+    ok (!queue_wait (&q, &polls, &b), "nothing is taken while stopping");
+    queue_set_stop (&q, false);
+    ok (queue_wait (&q, &polls, &b) && b.n == 1, "restarted, it is taken");
+    queue_batch_free (&b);
+}
+
+int main (void)
+{
+    test_push_take ();
+    test_growth ();
+    test_flags ();
+    test_unbound ();
+    test_threads ();
+    done_testing ();
+    return 0;
+}
