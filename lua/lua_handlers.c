@@ -157,8 +157,9 @@ static int protected_call (lua_State *L)
     lua_settop (L, 0);
     lua_pushcfunction (L, handlers_traceback); /* 1 */
     j = job_push (L, c->h, c->args);           /* 2: keeps j alive */
-    c->has_id = json_is_integer (job_arg (j, "id"));
-    c->id = job_id (j);
+    json_t *id = job_arg (j, "id");
+    c->has_id = json_is_integer (id);
+    c->id = c->has_id ? (flux_jobid_t)json_integer_value (id) : 0;
     if (!push_handler (L, c->topic)) {
         j->valid = false;
         return 0;

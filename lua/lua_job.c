@@ -76,7 +76,7 @@ json_t *job_arg (struct jobref *j, const char *key)
     return job_arg_fetch (j, key);
 }
 
-flux_jobid_t job_id (struct jobref *j)
+static flux_jobid_t job_id (struct jobref *j)
 {
     json_int_t id = 0;
     json_t *o = job_arg (j, "id");
@@ -375,17 +375,6 @@ static int job_tostring (lua_State *L)
     struct jobref *j = job_udata (L, 1);
     lua_pushfstring (L, "job %I", (lua_Integer)job_id (j));
     return 1;
-}
-
-struct jobref *job_push (lua_State *L, struct host *h, flux_plugin_arg_t *args)
-{
-    struct jobref *j = lua_newuserdatauv (L, sizeof (*j), 1);
-    memset (j, 0, sizeof (*j));
-    j->h = h;
-    j->args = args;
-    j->valid = true;
-    luaL_setmetatable (L, JOB_MT);
-    return j;
 }
 
 /* jobtap._jobspec_get (job, key...): one node of the job's jobspec (keys

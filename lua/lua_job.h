@@ -9,8 +9,10 @@
 #define SLURM_JOBTAP_LUA_JOB_H
 
 #include <stdbool.h>
+#include <string.h>
 #include <jansson.h>
 #include <lua.h>
+#include <lauxlib.h>
 
 #include <flux/core.h>
 
@@ -34,14 +36,23 @@ struct jobref {
 void job_open (struct policy *pol);
 
 /* Push a job object for one callback's args; the caller marks it
- * invalid (j->valid = false) when the callback returns. */
-struct jobref *job_push (lua_State *L, struct host *h, flux_plugin_arg_t *args);
+ * invalid (j->valid = false) when the callback returns.  Inline: once
+ * per callback, on the dispatch path. */
+static inline struct jobref *job_push (lua_State *L,
+                                       struct host *h,
+                                       flux_plugin_arg_t *args)
+{
+    struct jobref *j = lua_newuserdatauv (L, sizeof (*j), 1);
+    memset (j, 0, sizeof (*j));
+    j->h = h;
+    j->args = args;
+    j->valid = true;
+    luaL_setmetatable (L, JOB_MT);
+    return j;
+}
 
 /* One key of the callback's args (borrowed), or NULL. */
 json_t *job_arg (struct jobref *j, const char *key);
-
-/* The job's id (0 if the args have none). */
-flux_jobid_t job_id (struct jobref *j);
 
 /* A state's name ("SCHED"), or "?". */
 const char *job_state_name (json_int_t state);
