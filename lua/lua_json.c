@@ -105,6 +105,10 @@ static bool table_is_array (lua_State *L, int idx, size_t *np)
  * dropped by a lenient conversion. */
 static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
 {
+    /* A lenient result must convert back (ljson_push refuses anything
+     * deeper), or a cycle in copied state would fail the copy. */
+    if (c->lenient && depth > MAX_DEPTH)
+        return NULL;
     idx = lua_absindex (L, idx);
     luaL_checkstack (L, 4, "table nesting");
     switch (lua_type (L, idx)) {
@@ -203,19 +207,38 @@ json_t *ljson_check (lua_State *L, int idx)
     return c.o;
 }
 
-void ljson_copy (lua_State *from, int idx, lua_State *to)
+static int push_protected (lua_State *L)
+{
+    ljson_push (L, lua_touserdata (L, 1), 0);
+    return 1;
+}
+
+int ljson_copy (lua_State *from, int idx, lua_State *to)
 {
     struct tojson_ctx c = { .o = NULL, .lenient = true };
-    if (ljson_convert (from, idx, &c) < 0) /* out of memory */
+    int rc = 0;
+    if (ljson_convert (from, idx, &c) < 0) { /* out of memory */
         lua_pop (from, 1);
+        rc = -1;
+    }
     if (c.o && json_is_object (c.o) && json_object_size (c.o) == 0) {
         lua_newtable (to);
     }
-    else if (c.o)
-        ljson_push (to, c.o, 0);
+    else if (c.o) {
+        /* Protected: 'to' has no panic handler, so an unprotected error
+         * (its memory limit) would abort the process. */
+        lua_pushcfunction (to, push_protected);
+        lua_pushlightuserdata (to, c.o);
+        if (lua_pcall (to, 1, 1, 0) != LUA_OK) {
+            lua_pop (to, 1);
+            lua_newtable (to);
+            rc = -1;
+        }
+    }
     else
         lua_newtable (to);
     json_decref (c.o);
+    return rc;
 }
 
 /* vi: ts=4 sw=4 expandtab

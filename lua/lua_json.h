@@ -46,9 +46,11 @@ int ljson_convert (lua_State *L, int idx, struct tojson_ctx *c);
 json_t *ljson_check (lua_State *L, int idx);
 
 /* Push onto 'to' a copy of the plain data at idx of 'from' (through
- * JSON, which drops functions and userdata); an empty table when nothing
- * is left. */
-void ljson_copy (lua_State *from, int idx, lua_State *to);
+ * JSON, which drops functions, userdata and what is nested deeper than
+ * MAX_DEPTH, such as the far end of a cycle); an empty table when
+ * nothing is left.  0, or -1 if the copy failed for lack of memory in
+ * either state (an empty table is pushed).  Never raises. */
+int ljson_copy (lua_State *from, int idx, lua_State *to);
 
 #endif /* !SLURM_JOBTAP_LUA_JSON_H */
 

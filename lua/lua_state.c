@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
@@ -120,10 +121,15 @@ struct policy *state_create (struct host *h,
         lua_getfield (from, -1, "state");
         lua_getfield (L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
         lua_getfield (L, -1, "jobtap");
-        ljson_copy (from, -1, L);
+        int rc = ljson_copy (from, -1, L);
         lua_setfield (L, -2, "state");
         lua_pop (L, 2);
         lua_pop (from, 3);
+        if (rc < 0) {
+            snprintf (err, errlen, "jobtap.state cannot be carried over "
+                                   "(memory limit)");
+            goto error;
+        }
     }
     snprintf (chunkname, sizeof (chunkname), "@%s", h->name);
     limits_budget_reset (pol);
@@ -148,7 +154,10 @@ void state_swap (struct host *h, struct policy *pol)
         lua_State *to = pol->L;
         for (struct jobdata *jd = h->jobdata; jd; jd = jd->next) {
             lua_rawgeti (from, LUA_REGISTRYINDEX, jd->ref);
-            ljson_copy (from, -1, to);
+            if (ljson_copy (from, -1, to) < 0)
+                host_log (h, LOG_ERR, "reload: a job's job.data cannot be "
+                                      "carried over (memory limit); it "
+                                      "starts empty");
             lua_pop (from, 1);
             luaL_unref (from, LUA_REGISTRYINDEX, jd->ref);
             jd->ref = luaL_ref (to, LUA_REGISTRYINDEX);

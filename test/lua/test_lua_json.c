@@ -241,7 +241,8 @@ static void test_check (void)
     ok (lua_pcall (L, 1, 0, 0) == LUA_OK, "and returns for a good value");
 }
 
-/* The reload copy: plain data only, functions dropped. */
+/* The reload copy: plain data only, functions and what lies deeper
+ * than MAX_DEPTH dropped. */
 static void test_copy (void)
 {
     lua_State *to = new_state ();
@@ -266,6 +267,19 @@ static void test_copy (void)
     lua_pop (L, 1);
     ok (lua_type (to, -1) == LUA_TTABLE && lua_rawlen (to, -1) == 0,
         "a value with nothing to copy becomes an empty table");
+    lua_pop (to, 1);
+
+    /* a cycle is copied down to MAX_DEPTH, never failing the copy */
+    eval ("(function () local t = { n = 1 }; t.self = t; return t end) ()");
+    isint (ljson_copy (L, -1, to), 0, "a cycle copies");
+    lua_pop (L, 1);
+    lua_setglobal (to, "c");
+    if (luaL_dostring (to, "local d, t = 0, c "
+                           "while t.self do assert (t.n == 1); d = d + 1; "
+                           "t = t.self end return d") != LUA_OK)
+        bail_out ("cycle: %s", lua_tostring (to, -1));
+    isint (lua_tointeger (to, -1), MAX_DEPTH,
+           "down to MAX_DEPTH, each level with its plain fields");
     lua_pop (to, 1);
 
     eval ("{}");
