@@ -4,9 +4,10 @@
  *
  * Every module of jobtap-lua.so takes this context as an argument or
  * finds it from a lua_State (the state's allocator userdata is its
- * struct policy).  There is no other global state: the runtime loads the
- * DSO once per "*.lua" entry, and each load has its own host, owned by
- * the plugin (aux item "lua::host") and freed with it.
+ * struct policy).  The runtime loads the DSO once per "*.lua" entry,
+ * and each load has its own host, owned by the plugin (aux item
+ * "lua::host") and freed with it.  The only file-static variable is
+ * jobtap.null's sentinel (lua_json.c), whose address alone is used.
  *
  * Only lua_state.c creates and destroys policies; the entry point
  * (jobtap-lua.c) creates and destroys hosts.

@@ -2,7 +2,9 @@
  *
  * Owns the representation of JSON in Lua: objects are tables, arrays are
  * 1-based tables marked with the ARRAY_MT metatable, null is the
- * light userdata pushed by ljson_push_null (jobtap.null).  Knows nothing
+ * light userdata pushed by ljson_push_null (jobtap.null: the address of
+ * a file-static variable, one per process, shared by every policy's
+ * state since dlopen maps the DSO once).  Knows nothing
  * of jobs or policies, so it can be tested alone (test/lua/
  * test_lua_json.c).  Every state that converts must have created
  * ARRAY_MT (ljson_open).  Called by every other module of jobtap-lua.so.
