@@ -23,11 +23,13 @@
 
 flux_t *flux_jobtap_get_flux (flux_plugin_t *p)
 {
-    if (!jt_get (p)) {
+    struct runtime *rt = jt_runtime (p);
+
+    if (!rt) {
         errno = EINVAL;
         return NULL;
     }
-    return runtime_handle ();
+    return rt->h;
 }
 
 int flux_jobtap_service_register_ex (flux_plugin_t *p,

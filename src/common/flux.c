@@ -17,16 +17,17 @@ struct flux_handle {
     struct aux_item *aux;
 };
 
-static struct flux_handle handle;
-
-flux_t *runtime_handle (void)
+flux_t *flux_handle_create (void)
 {
-    return &handle;
+    return calloc (1, sizeof (struct flux_handle));
 }
 
-void runtime_handle_clear (void)
+void flux_handle_destroy (flux_t *h)
 {
-    aux_destroy (&handle.aux);
+    if (h) {
+        aux_destroy (&h->aux);
+        free (h);
+    }
 }
 
 int flux_aux_set (flux_t *h, const char *name, void *aux, flux_free_f destroy)

@@ -54,8 +54,14 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
 {
     struct runtime *rt = host_runtime ();
     runtime_lock ();
-    if (rt->refcount == 0)
+    if (rt->refcount == 0) {
+        if (!(rt->h = flux_handle_create ())) {
+            runtime_unlock ();
+            errno = ENOMEM;
+            return -1;
+        }
         symbols_global ();
+    }
     if (rt->refcount++ == 0 || (!rt->ops.log && !rt->ops.hold && ops)) {
         if (ops) {
             rt->ops = *ops;
@@ -77,7 +83,7 @@ void jobtap_host_fini (void)
         plugins_unload_all (rt);
         jobs_free_all (rt);
         compact_memo_clear ();
-        runtime_handle_clear ();
+        flux_handle_destroy (rt->h);
         json_decref (rt->config);
         json_decref (rt->plugins_conf);
         json_decref (rt->inactive_order);
@@ -218,7 +224,7 @@ int jobtap_host_service_call (const char *topic,
         errprintf (err, "out of memory");
         goto out;
     }
-    found->cb (runtime_handle (), NULL, msg, found->arg);
+    found->cb (rt->h, NULL, msg, found->arg);
     rc = msg_result (msg, response, err);
     msg_destroy (msg);
 out:

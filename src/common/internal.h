@@ -45,8 +45,10 @@ bool plugin_arg_drop (flux_plugin_arg_t *args, const char *key, json_t *v);
 json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);
 
 /* flux.c */
-flux_t *runtime_handle (void);
-void runtime_handle_clear (void);
+/* The runtime's flux_t (runtime.h: rt->h): what flux_jobtap_get_flux
+ * gives plugins, with its aux and log. */
+flux_t *flux_handle_create (void);
+void flux_handle_destroy (flux_t *h);
 
 struct service_msg;
 flux_msg_t *msg_create (const char *topic,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <jansson.h>
+#include <flux/core.h>
 
 #include "dispatch.h"
 #include "host.h"
@@ -22,6 +23,7 @@ struct runtime {
     struct jobtap_host_ops ops;    /* host.c: the scheduler's actions */
     void *ops_arg;
 
+    flux_t *h;                     /* host.c: what plugins get as flux_t */
     struct jt_plugin *plugins;     /* plugins.c: loaded, in load order */
     struct jt_plugin *retired;     /* jtplugin.c: unloaded mid-callback */
     int calls_active;              /* jtplugin.c */

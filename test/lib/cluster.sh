@@ -5,10 +5,10 @@
 #   cluster_stop  [--failed]
 #
 # Everything lives in one temp dir: munged with its own key and socket,
-# slurmctld and slurmd on free loopback ports, state, spool and logs.
-# PluginDir is the build dir first, then Slurm's own. Teardown cancels the
-# cluster's jobs, then ends only the daemons it started, by pid. On failure the
-# dir is kept and the log tails are printed.
+# slurmctld and slurmd on free loopback ports, state, spool and logs, and a
+# copy of the build's plugins (lib/). PluginDir is that copy first, then
+# Slurm's own. Teardown cancels the cluster's jobs, then ends only the daemons
+# it started, by pid. On failure the dir is kept and the log tails are printed.
 #
 # Environment: JOBTAP_BUILD_DIR (default: <top>/build), CLUSTER_KEEP=1 keeps
 # the dir even on success, CLUSTER_DEBUG (SlurmctldDebug level, default debug).
@@ -40,11 +40,30 @@ _cluster_free_port() {
 	return 1
 }
 
-# Slurm's PluginDir entries: every build dir holding one of our plugins, then
+# Copy the build's shared objects into the cluster's dir, world-readable.
+# Slurm's client commands stat every PluginDir entry and the tests run some of
+# them as nobody, who cannot enter a build tree under a private directory (a
+# clone in a mode 0700 mktemp -d dir, or under /root). The copies keep their
+# paths relative to the build dir, so that their $ORIGIN run paths and the
+# runtime's search for jobtap-lua.so beside itself find the copies. Symlinks
+# would not do: nobody cannot follow them into the tree, and a library loaded
+# through a link takes $ORIGIN from the link's dir.
+_cluster_stage_plugins() {
+	local so rel
+	for so in "$CLUSTER_BUILD"/src/*/*.so* "$CLUSTER_BUILD"/lua/*.so; do
+		[ -f "$so" ] || continue # also skips the *.so.p object dirs
+		rel=${so#"$CLUSTER_BUILD"/}
+		mkdir -p "$CLUSTER_DIR/lib/${rel%/*}" &&
+			cp -P "$so" "$CLUSTER_DIR/lib/$rel" || return 1
+	done
+	chmod -R a+rX "$CLUSTER_DIR/lib"
+}
+
+# Slurm's PluginDir entries: every staged dir holding one of our plugins, then
 # the directory of Slurm's own plugins.
 _cluster_plugindir() {
 	local dirs="" so
-	for so in "$CLUSTER_BUILD"/src/*/*_jobtap.so; do
+	for so in "$CLUSTER_DIR"/lib/src/*/*_jobtap.so; do
 		[ -e "$so" ] && dirs="$dirs${dirs:+:}$(dirname "$so")"
 	done
 	local slurm_dir
@@ -216,6 +235,7 @@ _cluster_start_once() {
 	chmod 711 "$CLUSTER_DIR/munge"
 	dd if=/dev/urandom of="$CLUSTER_DIR/munge/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 400 "$CLUSTER_DIR/munge/munge.key"
+	_cluster_stage_plugins || { _cluster_say "cannot copy the plugins"; cluster_stop --failed; return 1; }
 	_cluster_write_conf "$extra" "$jobtap" || { cluster_stop --failed; return 1; }
 	if [ -n "$jobtap_conf" ]; then
 		cp "$jobtap_conf" "$CLUSTER_DIR/jobtap.conf"

@@ -50,7 +50,9 @@ e=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J e --wrap 'sleep 1')
 f=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J f --wrap 'sleep 1')
 cluster_wait_for 10 sh -c "squeue -h -j $f -o %r | grep -q jobtap"
 scancel "$e"
-cluster_wait_for 12 sh -c "squeue -h -j $f -t all -o %T | grep -q COMPLETED"
+# d waits for a scheduler pass (up to ~5 s), runs 4 s, the sweep sees it end
+# (up to 3 s), then f waits for a pass and runs 1 s: up to ~14 s.
+cluster_wait_for 24 sh -c "squeue -h -j $f -t all -o %T | grep -q COMPLETED"
 is "$(state "$f")" COMPLETED "after a waiting job is canceled the next one still runs"
 is "$(state "$e")" CANCELLED "the canceled one never ran"
 

@@ -1,0 +1,34 @@
+/* What a policy may do: its settings (the "lua" table of its conf), the
+ * memory limit (the state's allocator), the instruction budget (a count
+ * hook) and the sandbox (functions removed unless the settings allow
+ * them).  Nothing a script does may take slurmctld down; this module
+ * bounds what it can cost.
+ *
+ * Called by lua_state.c (creating a state), lua_handlers.c (a budget per
+ * outermost call) and the entry point (settings at load).
+ */
+#ifndef SLURM_JOBTAP_LUA_LIMITS_H
+#define SLURM_JOBTAP_LUA_LIMITS_H
+
+#include <stddef.h>
+#include <lua.h>
+
+#include "lua_context.h"
+
+/* Fill h's settings from the plugin's conf: 0, or -1 with err set for
+ * an invalid value (a wrong boolean is logged and ignored). */
+int limits_read_settings (struct host *h, char *err, size_t errlen);
+
+/* The lua_Alloc of every policy state; ud is its struct policy. */
+void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* A new instruction budget for an outermost call. */
+void limits_budget_reset (struct policy *pol);
+
+/* Remove what h's settings do not allow from the libraries in L. */
+void limits_sandbox (struct host *h, lua_State *L);
+
+#endif /* !SLURM_JOBTAP_LUA_LIMITS_H */
+
+/* vi: ts=4 sw=4 expandtab
+ */
