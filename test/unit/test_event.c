@@ -225,6 +225,84 @@ static void test_subscribers (void)
     plugin_retire (&rt, s);
 }
 
+/* A callback that subscribes another plugin, or unloads one, while the
+ * subscribers are walked. */
+static struct jt_plugin *other_plugin;
+static char heard_a[256], heard_b[256];
+
+static int cb_subscribe_other (flux_plugin_t *p,
+                               const char *topic,
+                               flux_plugin_arg_t *args,
+                               void *arg)
+{
+    (void)p;
+    (void)arg;
+    hear (heard_a, sizeof (heard_a), args);
+    if (!strcmp (topic, "job.event.validate"))
+        flux_jobtap_job_subscribe (other_plugin->p, 62);
+    return 0;
+}
+
+static int cb_unload_other (flux_plugin_t *p,
+                            const char *topic,
+                            flux_plugin_arg_t *args,
+                            void *arg)
+{
+    (void)p;
+    (void)arg;
+    hear (heard_a, sizeof (heard_a), args);
+    if (!strcmp (topic, "job.event.memo") && other_plugin) {
+        job_aux_plugin_gone (&rt, other_plugin); /* as plugins.c unloads */
+        plugin_retire (&rt, other_plugin);
+        other_plugin = NULL;
+    }
+    return 0;
+}
+
+static int cb_hear_b (flux_plugin_t *p,
+                      const char *topic,
+                      flux_plugin_arg_t *args,
+                      void *arg)
+{
+    (void)p;
+    (void)topic;
+    (void)arg;
+    hear (heard_b, sizeof (heard_b), args);
+    return 0;
+}
+
+static void test_subscribers_change (void)
+{
+    struct jt_plugin *a = plugin_make ("a");
+    struct job *job = job_in_table (62, FLUX_JOB_STATE_NEW);
+
+    other_plugin = plugin_make ("b");
+    flux_plugin_add_handler (a->p, "job.event.*", cb_subscribe_other, NULL);
+    flux_plugin_add_handler (other_plugin->p, "job.event.*", cb_hear_b, NULL);
+    flux_jobtap_job_subscribe (a->p, 62);
+    event_post (job, "validate", NULL);
+    is (heard_a, "validate depend", "the first subscriber hears both");
+    is (heard_b, "validate depend",
+        "one it subscribes from its callback hears that event too");
+
+    /* now a unloads b from its callback on memo: b's entry, after a's,
+     * is skipped and nothing touches the freed plugin (valgrind) */
+    heard_a[0] = heard_b[0] = '\0';
+    flux_plugin_add_handler (a->p, "job.event.*", NULL, NULL);
+    flux_plugin_add_handler (a->p, "job.event.*", cb_unload_other, NULL);
+    event_post (job, "memo", NULL);
+    is (heard_a, "memo", "the unloading subscriber heard memo");
+    is (heard_b, "", "the plugin it unloaded did not");
+    ok (sub_count (job) == 1 && job->subs->plugin == a,
+        "the unloaded plugin's entry is gone at rest");
+    ok (rt.plugins == a && !a->next && rt.retired == NULL,
+        "and the plugin itself is destroyed");
+    event_post (job, "memo", NULL);
+    is (heard_a, "memo memo", "the remaining subscriber hears on");
+    job_forget (job);
+    plugin_retire (&rt, a);
+}
+
 /* --- the queue of events posted while busy ---------------------------- */
 
 static struct job *poster_job;
@@ -597,6 +675,7 @@ int main (int argc, char **argv)
     runtime_log_sink (log_sink, NULL);
 
     test_subscribers ();
+    test_subscribers_change ();
     test_queue ();
     test_sync_host ();
     test_post_effects ();
