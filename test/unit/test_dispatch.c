@@ -14,26 +14,10 @@
 #include "jtplugin.h"
 #include "runtime.h"
 #include "spec.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
-
-static struct jt_plugin *plugin_make (const char *name)
-{
-    struct jt_plugin *jt = calloc (1, sizeof (*jt));
-    struct jt_plugin **pp;
-
-    if (!jt || !(jt->p = flux_plugin_create ())
-        || !(jt->list_name = strdup (name))
-        || flux_plugin_aux_set (jt->p, "flux::jobtap", jt, NULL) < 0)
-        bail_out ("plugin_make %s failed", name);
-    jt->rt = &rt;
-    for (pp = &rt.plugins; *pp; pp = &(*pp)->next)
-        ;
-    *pp = jt;
-    plugin_handlers_changed ();
-    return jt;
-}
 
 static int cb (flux_plugin_t *p,
                const char *topic,
@@ -69,8 +53,9 @@ static struct topic_answer *cached (const char *topic)
 
 static void test_topics (void)
 {
-    struct jt_plugin *a = plugin_make ("a"), *b = plugin_make ("b"),
-                     *c = plugin_make ("c");
+    struct jt_plugin *a = core_plugin_make (&rt, "a"),
+                     *b = core_plugin_make (&rt, "b"),
+                     *c = core_plugin_make (&rt, "c");
     struct topic_answer *ans;
     char longtopic[100];
     int n = -1;
@@ -154,7 +139,7 @@ static void test_topics (void)
 
 static void test_default_priority (void)
 {
-    struct jt_plugin *builtin = plugin_make (".priority-default");
+    struct jt_plugin *builtin = core_plugin_make (&rt, ".priority-default");
     struct jt_plugin *other;
     int n = -1;
 
@@ -165,7 +150,7 @@ static void test_default_priority (void)
     ok (default_priority (&rt, "job.new", &n) == NULL && n == 0,
         "a topic the builtin doesn't handle: NULL, 0 handlers");
 
-    other = plugin_make ("prio.so");
+    other = core_plugin_make (&rt, "prio.so");
     flux_plugin_add_handler (other->p, "job.priority.get", cb, NULL);
     ok (default_priority (&rt, "job.priority.get", &n) == builtin && n == 2,
         "another plugin loaded after it: still the builtin, 2 handlers");
@@ -225,7 +210,7 @@ static void test_stack (void)
 
 static void test_lookup (void)
 {
-    struct jt_plugin *jt = plugin_make ("lookup");
+    struct jt_plugin *jt = core_plugin_make (&rt, "lookup");
     flux_plugin_t *plain = flux_plugin_create ();
     struct job *cur = job_make (JOBTAP_PROVISIONAL_ID_BIT | 3,
                                 FLUX_JOB_STATE_NEW);
@@ -342,7 +327,8 @@ static void test_args (void)
     flux_plugin_arg_destroy (args);
     isint (job->refcount, 1, "args never read let go of the job");
 
-    args = priority_args (job, NULL, plugin_make (".priority-default"));
+    args = priority_args (job, NULL,
+                          core_plugin_make (&rt, ".priority-default"));
     ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
                                 "priority", &priority) == 0
             && priority == 20,

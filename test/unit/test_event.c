@@ -20,6 +20,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "state.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -93,23 +94,6 @@ static const struct jobtap_host_ops ops = {
     .jobspec_update = op_jobspec_update,
     .keep_eventlog = true,
 };
-
-static struct jt_plugin *plugin_make (const char *name)
-{
-    struct jt_plugin *jt = calloc (1, sizeof (*jt));
-    struct jt_plugin **pp;
-
-    if (!jt || !(jt->p = flux_plugin_create ())
-        || !(jt->list_name = strdup (name))
-        || flux_plugin_aux_set (jt->p, "flux::jobtap", jt, NULL) < 0)
-        bail_out ("plugin_make %s failed", name);
-    jt->rt = &rt;
-    for (pp = &rt.plugins; *pp; pp = &(*pp)->next)
-        ;
-    *pp = jt;
-    plugin_handlers_changed ();
-    return jt;
-}
 
 static struct job *job_in_table (flux_jobid_t id, int state)
 {
@@ -188,7 +172,8 @@ static int sub_count (struct job *job)
 
 static void test_subscribers (void)
 {
-    struct jt_plugin *u = plugin_make ("unsub"), *s = plugin_make ("sub");
+    struct jt_plugin *u = core_plugin_make (&rt, "unsub"),
+                     *s = core_plugin_make (&rt, "sub");
     struct job *job = job_in_table (60, FLUX_JOB_STATE_NEW);
 
     flux_plugin_add_handler (u->p, "job.event.*", cb_unsubscribe_first, NULL);
@@ -273,10 +258,10 @@ static int cb_hear_b (flux_plugin_t *p,
 
 static void test_subscribers_change (void)
 {
-    struct jt_plugin *a = plugin_make ("a");
+    struct jt_plugin *a = core_plugin_make (&rt, "a");
     struct job *job = job_in_table (62, FLUX_JOB_STATE_NEW);
 
-    other_plugin = plugin_make ("b");
+    other_plugin = core_plugin_make (&rt, "b");
     flux_plugin_add_handler (a->p, "job.event.*", cb_subscribe_other, NULL);
     flux_plugin_add_handler (other_plugin->p, "job.event.*", cb_hear_b, NULL);
     flux_jobtap_job_subscribe (a->p, 62);
@@ -330,7 +315,7 @@ static int cb_post_memo (flux_plugin_t *p,
 
 static void test_queue (void)
 {
-    struct jt_plugin *jt = plugin_make ("poster");
+    struct jt_plugin *jt = core_plugin_make (&rt, "poster");
     struct job *job = job_in_table (61, FLUX_JOB_STATE_NEW);
     json_t *memo;
 
@@ -528,8 +513,9 @@ static int cb_stack (flux_plugin_t *p,
 
 static void test_stack_calls (void)
 {
-    struct jt_plugin *a = plugin_make ("a"), *b = plugin_make ("b"),
-                     *c = plugin_make ("c");
+    struct jt_plugin *a = core_plugin_make (&rt, "a"),
+                     *b = core_plugin_make (&rt, "b"),
+                     *c = core_plugin_make (&rt, "c");
     struct job *job = job_in_table (80, FLUX_JOB_STATE_PRIORITY);
     flux_plugin_arg_t *args;
 
@@ -627,7 +613,7 @@ static int cb_unsubscribe_fail (flux_plugin_t *p,
 
 static void test_unsubscribe_then_fail (void)
 {
-    struct jt_plugin *jt = plugin_make ("unsub-fail");
+    struct jt_plugin *jt = core_plugin_make (&rt, "unsub-fail");
     struct job *job = job_in_table (90, FLUX_JOB_STATE_SCHED);
 
     flux_plugin_add_handler (jt->p, "job.event.*", cb_unsubscribe_fail, NULL);

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "spec.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -40,24 +41,6 @@ static int logged_like (const char *substr)
             n++;
     }
     return n;
-}
-
-/* An in-process jobtap plugin appended to rt's loaded list. */
-static struct jt_plugin *plugin_make (const char *name)
-{
-    struct jt_plugin *jt = calloc (1, sizeof (*jt));
-    struct jt_plugin **pp;
-
-    if (!jt || !(jt->p = flux_plugin_create ())
-        || !(jt->list_name = strdup (name))
-        || flux_plugin_aux_set (jt->p, "flux::jobtap", jt, NULL) < 0)
-        bail_out ("plugin_make %s failed", name);
-    jt->rt = &rt;
-    for (pp = &rt.plugins; *pp; pp = &(*pp)->next)
-        ;
-    *pp = jt;
-    plugin_handlers_changed ();
-    return jt;
 }
 
 static struct job *job_with_id (flux_jobid_t id, int state)
@@ -262,8 +245,8 @@ static void test_fifo (void)
 
 static void test_aux (void)
 {
-    struct jt_plugin *jt = plugin_make ("aux-plugin");
-    struct jt_plugin *other = plugin_make ("other");
+    struct jt_plugin *jt = core_plugin_make (&rt, "aux-plugin");
+    struct jt_plugin *other = core_plugin_make (&rt, "other");
     struct job *active = job_with_id (10, FLUX_JOB_STATE_RUN);
     struct job *inactive = job_with_id (11, FLUX_JOB_STATE_INACTIVE);
     struct job *unbound = job_with_id (JOBTAP_PROVISIONAL_ID_BIT | 7,
@@ -363,7 +346,8 @@ static void sub_add (struct job *job, struct jt_plugin *jt)
 
 static void test_subs (void)
 {
-    struct jt_plugin *a = plugin_make ("a"), *b = plugin_make ("b");
+    struct jt_plugin *a = core_plugin_make (&rt, "a"),
+                     *b = core_plugin_make (&rt, "b");
     struct job *job = job_with_id (20, FLUX_JOB_STATE_SCHED);
 
     sub_add (job, a);

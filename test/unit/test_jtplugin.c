@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "jtplugin.h"
 #include "runtime.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -36,22 +37,13 @@ static void probe_destroy (void *arg)
     free (arg);
 }
 
+/* A plugin whose "probe" aux records when it is destroyed. */
 static struct jt_plugin *plugin_make (const char *name)
 {
-    struct jt_plugin *jt = calloc (1, sizeof (*jt));
-    struct jt_plugin **pp;
+    struct jt_plugin *jt = core_plugin_make (&rt, name);
 
-    if (!jt || !(jt->p = flux_plugin_create ())
-        || !(jt->list_name = strdup (name))
-        || flux_plugin_aux_set (jt->p, "flux::jobtap", jt, NULL) < 0
-        || flux_plugin_aux_set (jt->p, "probe", strdup (name), probe_destroy)
-               < 0)
-        bail_out ("plugin_make %s failed", name);
-    jt->rt = &rt;
-    for (pp = &rt.plugins; *pp; pp = &(*pp)->next)
-        ;
-    *pp = jt;
-    plugin_handlers_changed ();
+    if (flux_plugin_aux_set (jt->p, "probe", strdup (name), probe_destroy) < 0)
+        bail_out ("probe for %s failed", name);
     return jt;
 }
 

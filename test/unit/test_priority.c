@@ -13,6 +13,7 @@
 #include "log.h"
 #include "priority.h"
 #include "runtime.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -33,23 +34,6 @@ static void op_set_priority (uint64_t id, int64_t priority, void *arg)
     snprintf (buf, sizeof (buf), "%s%ju=%jd", told[0] ? " " : "",
               (uintmax_t)id, (intmax_t)priority);
     strncat (told, buf, sizeof (told) - strlen (told) - 1);
-}
-
-static struct jt_plugin *plugin_make (const char *name)
-{
-    struct jt_plugin *jt = calloc (1, sizeof (*jt));
-    struct jt_plugin **pp;
-
-    if (!jt || !(jt->p = flux_plugin_create ())
-        || !(jt->list_name = strdup (name))
-        || flux_plugin_aux_set (jt->p, "flux::jobtap", jt, NULL) < 0)
-        bail_out ("plugin_make %s failed", name);
-    jt->rt = &rt;
-    for (pp = &rt.plugins; *pp; pp = &(*pp)->next)
-        ;
-    *pp = jt;
-    plugin_handlers_changed ();
-    return jt;
 }
 
 static struct job *job_in_table (flux_jobid_t id, int state, int urgency)
@@ -106,7 +90,7 @@ static int cb_builtin (flux_plugin_t *p,
 
 static void test_builtin (void)
 {
-    struct jt_plugin *builtin = plugin_make (".priority-default");
+    struct jt_plugin *builtin = core_plugin_make (&rt, ".priority-default");
     struct jt_plugin *other;
     struct job *job = job_in_table (1, FLUX_JOB_STATE_PRIORITY, 20);
 
@@ -118,7 +102,7 @@ static void test_builtin (void)
     isint (calls, 0, "...given by the runtime, no callback made");
     is (told, "1=20", "the host is told");
 
-    other = plugin_make ("other.so");
+    other = core_plugin_make (&rt, "other.so");
     flux_plugin_add_handler (other->p, "job.priority.get", cb_prio, "none");
     job->urgency = 25;
     calls = 0;
@@ -143,7 +127,7 @@ static void set_mode (struct jt_plugin *jt, const char *mode)
 
 static void test_plugin_answers (void)
 {
-    struct jt_plugin *jt = plugin_make ("prio.so");
+    struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
     struct job *job = job_in_table (7, FLUX_JOB_STATE_PRIORITY, 16);
 
     get_priority (job);
@@ -188,7 +172,7 @@ static void test_plugin_answers (void)
 
 static void test_all (void)
 {
-    struct jt_plugin *jt = plugin_make ("prio.so");
+    struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
     struct job *p = job_in_table (11, FLUX_JOB_STATE_PRIORITY, 16);
     struct job *s = job_in_table (12, FLUX_JOB_STATE_SCHED, 16);
     struct job *r = job_in_table (13, FLUX_JOB_STATE_RUN, 16);
