@@ -105,25 +105,29 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
         char topic[256];
         struct sub *s;
         snprintf (topic, sizeof (topic), "job.event.%s", ev->name);
-        /* A callback may unsubscribe (it is only marked then, see
-         * subs_remove) or subscribe (appended, so it hears this event). */
+        /* A callback may unsubscribe (the entry is only marked then, see
+         * subs_remove), subscribe (appended, so it hears this event) or
+         * unload a plugin (kept until the walk ends). */
+        plugins_hold (rt);
         for (s = job->subs; s; s = s->next) {
+            struct jt_plugin *jt = s->plugin;
             flux_plugin_arg_t *args;
-            if (!s->plugin || !(args = job_args_create (job)))
+            if (!jt || !(args = job_args_create (job)))
                 continue;
             flux_plugin_arg_pack (args,
                                   FLUX_PLUGIN_ARG_IN,
                                   "{s:O}",
                                   "entry", entry);
             stack_push (job);
-            if (plugin_call (s->plugin, topic, args) < 0)
+            if (plugin_call (jt, topic, args) < 0)
                 runtime_log (LOG_DEBUG,
                              "jobtap: %s: %s: rc=-1",
-                             s->plugin->list_name,
+                             jt->list_name,
                              topic);
             stack_pop (rt);
             flux_plugin_arg_destroy (args);
         }
+        plugins_release (rt);
     }
     if (ev->kind == EV_JOBSPEC_UPDATE && stack_handles (rt, "job.update")) {
         json_t *in = call_fields ("updates", context, NULL, 0);

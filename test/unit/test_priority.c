@@ -1,0 +1,213 @@
+/* priority.c: asking plugins for priorities (job.priority.get) for one
+ * job and for all, on a runtime made here with in-process plugins. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <flux/core.h>
+#include <flux/jobtap.h>
+
+#include "internal.h"
+#include "job.h"
+#include "jtplugin.h"
+#include "log.h"
+#include "priority.h"
+#include "runtime.h"
+#include "core_util.h"
+#include "tap.h"
+
+static struct runtime rt;
+static char last_log[512];
+static char told[512];
+
+static void log_sink (int level, const char *msg, void *arg)
+{
+    (void)level;
+    (void)arg;
+    snprintf (last_log, sizeof (last_log), "%s", msg);
+}
+
+static void op_set_priority (uint64_t id, int64_t priority, void *arg)
+{
+    char buf[64];
+    (void)arg;
+    snprintf (buf, sizeof (buf), "%s%ju=%jd", told[0] ? " " : "",
+              (uintmax_t)id, (intmax_t)priority);
+    strncat (told, buf, sizeof (told) - strlen (told) - 1);
+}
+
+static struct job *job_in_table (flux_jobid_t id, int state, int urgency)
+{
+    struct job *job = job_create (&rt, NULL, 1000, urgency, 1.0);
+    if (!job)
+        bail_out ("job_create failed");
+    job->id = id;
+    job->state = state;
+    table_insert (job);
+    return job;
+}
+
+/* The plugin's answer, by mode (the handler's arg). */
+static int calls;
+static json_int_t out_seen;
+static int cb_prio (flux_plugin_t *p,
+                    const char *topic,
+                    flux_plugin_arg_t *args,
+                    void *arg)
+{
+    const char *mode = arg;
+    json_int_t id = 0;
+    (void)p;
+    (void)topic;
+    calls++;
+    out_seen = -99;
+    flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{s?I}", "priority",
+                            &out_seen);
+    flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id);
+    if (!strcmp (mode, "id+100"))
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
+                                     "priority", id + 100);
+    if (!strcmp (mode, "fail"))
+        return -1;
+    if (!strcmp (mode, "string"))
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
+                                     "priority", "high");
+    return 0; /* "none": no answer (unavailable) */
+}
+
+static int cb_builtin (flux_plugin_t *p,
+                       const char *topic,
+                       flux_plugin_arg_t *args,
+                       void *arg)
+{
+    (void)p;
+    (void)topic;
+    (void)args;
+    (void)arg;
+    calls += 1000; /* the runtime answers for it: never called */
+    return 0;
+}
+
+static void test_builtin (void)
+{
+    struct jt_plugin *builtin = core_plugin_make (&rt, ".priority-default");
+    struct jt_plugin *other;
+    struct job *job = job_in_table (1, FLUX_JOB_STATE_PRIORITY, 20);
+
+    flux_plugin_add_handler (builtin->p, "job.priority.get", cb_builtin, NULL);
+    calls = 0;
+    get_priority (job);
+    ok (job->state == FLUX_JOB_STATE_SCHED && job->priority == 20,
+        "the builtin alone: priority = urgency (20), SCHED");
+    isint (calls, 0, "...given by the runtime, no callback made");
+    is (told, "1=20", "the host is told");
+
+    other = core_plugin_make (&rt, "other.so");
+    flux_plugin_add_handler (other->p, "job.priority.get", cb_prio, "none");
+    job->urgency = 25;
+    calls = 0;
+    get_priority (job);
+    isint (calls, 1, "with another plugin after it, that one is called");
+    isint (out_seen, 25,
+           "...and finds the builtin's answer (the urgency) in OUT");
+    isint (job->priority, 25, "which is the job's priority");
+    plugin_retire (&rt, other);
+    plugin_retire (&rt, builtin);
+    job_forget (job);
+    told[0] = '\0';
+}
+
+/* Handlers are appended and the first match answers: replace it. */
+static void set_mode (struct jt_plugin *jt, const char *mode)
+{
+    flux_plugin_remove_handler (jt->p, "job.priority.get");
+    flux_plugin_add_handler (jt->p, "job.priority.get", cb_prio,
+                             (void *)mode);
+}
+
+static void test_plugin_answers (void)
+{
+    struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
+    struct job *job = job_in_table (7, FLUX_JOB_STATE_PRIORITY, 16);
+
+    get_priority (job);
+    ok (job->state == FLUX_JOB_STATE_PRIORITY && job->priority == -1,
+        "no plugin handles job.priority.get: nothing changes");
+
+    set_mode (jt, "none");
+    get_priority (job);
+    ok (job->state == FLUX_JOB_STATE_PRIORITY && job->priority == -1,
+        "no answer in PRIORITY: the job waits there (unavailable)");
+
+    set_mode (jt, "id+100");
+    get_priority (job);
+    ok (job->state == FLUX_JOB_STATE_SCHED && job->priority == 107,
+        "the plugin's answer: priority 107, SCHED");
+    is (told, "7=107", "the host is told 107");
+
+    set_mode (jt, "none");
+    last_log[0] = '\0';
+    get_priority (job);
+    is (last_log, "jobtap: job 7: BUG: plugin didn't return priority",
+        "no answer in SCHED: logged as a plugin bug");
+    isint (job->priority, 107, "...and the priority stays");
+
+    set_mode (jt, "fail");
+    get_priority (job);
+    is (last_log, "jobtap: job 7: job.priority.get: callback failed",
+        "a failing callback is logged");
+    isint (job->priority, 107, "...and the priority stays");
+
+    set_mode (jt, "string");
+    last_log[0] = '\0';
+    get_priority (job);
+    like (last_log, "^jobtap: job 7: job\\.priority\\.get: .+",
+          "a priority of the wrong type is logged with the unpack error");
+    isint (job->priority, 107, "...and the priority stays");
+
+    job_forget (job);
+    plugin_retire (&rt, jt);
+    told[0] = '\0';
+}
+
+static void test_all (void)
+{
+    struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
+    struct job *p = job_in_table (11, FLUX_JOB_STATE_PRIORITY, 16);
+    struct job *s = job_in_table (12, FLUX_JOB_STATE_SCHED, 16);
+    struct job *r = job_in_table (13, FLUX_JOB_STATE_RUN, 16);
+    struct job *d = job_in_table (14, FLUX_JOB_STATE_DEPEND, 16);
+    struct job *prov = job_in_table (JOBTAP_PROVISIONAL_ID_BIT | 1,
+                                     FLUX_JOB_STATE_PRIORITY, 16);
+
+    prov->token = 1;
+    s->priority = 5;
+    set_mode (jt, "id+100");
+    calls = 0;
+    isint (reprioritize_all (&rt), 0, "reprioritize_all works");
+    isint (calls, 2, "the plugin is asked for the PRIORITY and SCHED jobs");
+    ok (p->priority == 111 && p->state == FLUX_JOB_STATE_SCHED,
+        "the PRIORITY job: 111, SCHED");
+    isint (s->priority, 112, "the SCHED job: 112");
+    ok (r->priority == -1 && d->priority == -1 && prov->priority == -1,
+        "RUN, DEPEND and provisional jobs are not asked");
+    ok (!strcmp (told, "11=111 12=112") || !strcmp (told, "12=112 11=111"),
+        "the host is told both (%s)", told);
+    jobs_free_all (&rt);
+    plugin_retire (&rt, jt);
+}
+
+int main (void)
+{
+    rt.ops.set_priority = op_set_priority;
+    runtime_log_sink (log_sink, NULL);
+
+    test_builtin ();
+    test_plugin_answers ();
+    test_all ();
+
+    jobs_free_all (&rt);
+    free (rt.stack);
+    runtime_log_sink (NULL, NULL);
+    done_testing ();
+}

@@ -1,0 +1,346 @@
+/* spec.c: a job's jobspec as tree and text, the hot set, dotted-key
+ * updates copied on write, redaction and dependencies, on a runtime made
+ * here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <flux/jobtap.h>
+
+#include "internal.h"
+#include "job.h"
+#include "runtime.h"
+#include "spec.h"
+#include "tap.h"
+
+static struct runtime rt;
+
+static json_t *spec_sample (void)
+{
+    return json_pack ("{s:i s:[{s:s s:i}] s:[{s:[s]}] s:{s:{s:f s:s}}}",
+                      "version", 1,
+                      "resources", "type", "slot", "count", 2,
+                      "tasks", "command", "hostname",
+                      "attributes", "system", "duration", 60.0,
+                      "cwd", "/tmp");
+}
+
+static struct job *job_make (json_t *spec)
+{
+    struct job *job = job_create (&rt, spec, 1000, 16, 1.0);
+    if (!job)
+        bail_out ("job_create failed");
+    return job;
+}
+
+static json_t *get_path (json_t *o, const char *path)
+{
+    char *copy = strdup (path), *save = NULL;
+    for (char *t = strtok_r (copy, ".", &save); t && o;
+         t = strtok_r (NULL, ".", &save))
+        o = json_object_get (o, t);
+    free (copy);
+    return o;
+}
+
+static void test_get_set (void)
+{
+    json_t *spec = spec_sample ();
+    json_t *other = json_pack ("{s:i}", "version", 2);
+    struct job *job = job_make (spec);
+
+    ok (job_jobspec (job) == spec, "job_jobspec gives the tree it holds");
+    job_set_jobspec (job, json_incref (other), strdup ("{\"version\":2}"));
+    ok (job_jobspec (job) == other && job->jobspec_text
+            && !strcmp (job->jobspec_text, "{\"version\":2}"),
+        "job_set_jobspec replaces tree and text");
+    isint (spec->refcount, 1, "the old tree is let go");
+    ok (job->hot_slot == 0, "a job not resting stays out of the hot set");
+    job_decref (job);
+    json_decref (spec);
+    json_decref (other);
+}
+
+static void test_rest_now (void)
+{
+    json_t *spec = spec_sample ();
+    json_t *want = json_deep_copy (spec);
+    struct job *job = job_make (spec);
+    json_t *again;
+
+    json_decref (spec); /* the job's alone now */
+    rt.ops.compact_later = false;
+    job_spec_rest (job);
+    ok (job->spec_resting, "job_spec_rest marks the job resting");
+    ok (job->jobspec == NULL, "without compact_later the tree is dropped");
+    ok (job->jobspec_text != NULL, "and the text kept");
+    ok (rt.fifo[FIFO_REST].count == 0, "nothing waits in FIFO_REST");
+    again = job_jobspec (job);
+    ok (again != NULL && json_equal (again, want),
+        "job_jobspec reads it back equal");
+    isint (job->hot_slot, 1, "read back, it enters the hot set");
+    ok (rt.spec_hot[0] == job, "...in the first slot");
+    job_decref (job);
+    ok (rt.spec_hot[0] == NULL, "a freed job leaves the hot set");
+    json_decref (want);
+}
+
+static void test_rest_later (void)
+{
+    json_t *spec = spec_sample ();
+    struct job *a = job_make (spec), *b = job_make (spec);
+
+    json_decref (spec);
+    rt.ops.compact_later = true;
+    job_spec_rest (a);
+    job_spec_rest (b);
+    ok (a->jobspec && b->jobspec, "with compact_later the trees stay");
+    ok (rt.fifo[FIFO_REST].count == 2 && rt.fifo[FIFO_REST].head == a,
+        "the jobs wait in FIFO_REST in order");
+    job_jobspec (b); /* read since: b is in the hot set now */
+    spec_compact_resting (&rt);
+    ok (rt.fifo[FIFO_REST].count == 0, "spec_compact_resting empties it");
+    ok (a->jobspec == NULL && a->jobspec_text,
+        "a job not read since keeps only text");
+    ok (b->jobspec != NULL && b->hot_slot,
+        "a job in the hot set keeps its tree");
+    job_decref (a);
+    job_decref (b);
+    rt.ops.compact_later = false;
+}
+
+static void test_hot_set (void)
+{
+    enum { N = SPEC_HOT + 3 };
+    static struct job *jobs[N];
+    int trees = 0, wrong = 0;
+
+    memset (rt.spec_hot, 0, sizeof (rt.spec_hot));
+    rt.spec_hot_next = 0;
+    for (int i = 0; i < N; i++) {
+        json_t *spec = json_pack ("{s:i s:{s:{s:i}}}", "version", 1,
+                                  "attributes", "user", "n", i);
+        jobs[i] = job_make (spec);
+        json_decref (spec);
+        job_spec_rest (jobs[i]); /* dropped to text now */
+    }
+    for (int i = 0; i < N; i++) {
+        json_t *s = job_jobspec (jobs[i]);
+        if (json_integer_value (get_path (s, "attributes.user.n")) != i)
+            wrong++;
+    }
+    isint (wrong, 0, "each job reads back its own jobspec");
+    for (int i = 0; i < N; i++) {
+        if (jobs[i]->jobspec)
+            trees++;
+    }
+    isint (trees, SPEC_HOT, "only SPEC_HOT trees are kept");
+    ok (!jobs[0]->jobspec && !jobs[1]->jobspec && !jobs[2]->jobspec
+            && jobs[0]->jobspec_text && !jobs[0]->hot_slot,
+        "the 3 least recently read went back to text");
+    ok (jobs[3]->jobspec && jobs[N - 1]->jobspec,
+        "the most recent SPEC_HOT keep their trees");
+    job_jobspec (jobs[0]);
+    ok (jobs[0]->jobspec && !jobs[3]->jobspec,
+        "reading an old one again pushes out the oldest tree");
+    for (int i = 0; i < N; i++)
+        job_decref (jobs[i]);
+    trees = 0;
+    for (int i = 0; i < SPEC_HOT; i++)
+        if (rt.spec_hot[i])
+            trees++;
+    isint (trees, 0, "the hot set is empty once the jobs are freed");
+}
+
+static void test_apply (void)
+{
+    json_t *spec = spec_sample ();
+    struct job *job = job_make (spec);
+    json_t *attrs = json_object_get (spec, "attributes");
+    json_t *u;
+
+    /* the test holds the root: it is copied, and so is anything under */
+    json_incref (attrs);
+    job->jobspec_text = strdup ("stale");
+    u = json_pack ("{s:i s:n s:s}",
+                   "attributes.system.new.deep.key", 7,
+                   "attributes.system.cwd",
+                   "tasks", "replaced");
+    ok (jobspec_apply (job, u) == 0, "jobspec_apply works");
+    json_decref (u);
+    ok (job->jobspec != spec, "a root someone else holds is copied");
+    isint (json_integer_value (get_path (job->jobspec,
+                                         "attributes.system.new.deep.key")),
+           7, "dotted keys create the intermediate objects");
+    ok (get_path (job->jobspec, "attributes.system.cwd") == NULL,
+        "a null value deletes the key");
+    ok (json_real_value (get_path (job->jobspec, "attributes.system.duration"))
+            == 60.0,
+        "keys not named stay");
+    is (json_string_value (json_object_get (job->jobspec, "tasks")),
+        "replaced", "a key without dots replaces the top-level value");
+    ok (get_path (spec, "attributes.system.new") == NULL
+            && get_path (spec, "attributes.system.cwd") != NULL
+            && json_is_array (json_object_get (spec, "tasks")),
+        "the held root still shows what it showed");
+    ok (json_object_get (job->jobspec, "attributes") != attrs
+            && get_path (attrs, "system.new") == NULL,
+        "a held subtree is copied, not changed");
+    ok (job->jobspec_text == NULL, "the stale text is dropped");
+    json_decref (attrs);
+    json_decref (spec);
+
+    /* now nobody else holds the tree: changed in place */
+    spec = job->jobspec;
+    attrs = json_object_get (spec, "attributes");
+    u = json_pack ("{s:i}", "attributes.system.duration", 5);
+    ok (jobspec_apply (job, u) == 0, "a second update works");
+    json_decref (u);
+    ok (job->jobspec == spec && json_object_get (spec, "attributes") == attrs,
+        "an unshared tree is changed in place");
+    isint (json_integer_value (get_path (spec, "attributes.system.duration")),
+           5, "...with the new value");
+    isint (spec->refcount, 1, "and the job holds it once");
+    job_decref (job);
+}
+
+static void test_validate (void)
+{
+    const char *good[] = {
+        "{\"attributes.system.duration\": 1}",
+        "{\"attributes\": {}}",
+        "{\"resources\": []}",
+        "{\"tasks.0\": 1, \"resources.x\": 2}",
+        "{}",
+    };
+    const char *bad[] = {
+        "{\"attributesx\": 1}",
+        "{\"version\": 2}",
+        "{\"attributes.x\": 1, \"foo.bar\": 2}",
+        "{\"task\": 1}",
+        "[]",
+        "\"attributes\"",
+    };
+    for (size_t i = 0; i < sizeof (good) / sizeof (good[0]); i++) {
+        json_t *u = json_loads (good[i], JSON_DECODE_ANY, NULL);
+        isint (validate_updates (u), 0, "validate_updates accepts %s",
+               good[i]);
+        json_decref (u);
+    }
+    for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+        json_t *u = json_loads (bad[i], JSON_DECODE_ANY, NULL);
+        isint (validate_updates (u), -1, "validate_updates rejects %s",
+               bad[i]);
+        json_decref (u);
+    }
+    isint (validate_updates (NULL), -1, "validate_updates rejects NULL");
+}
+
+static void test_redacted (void)
+{
+    json_t *spec = json_pack ("{s:i s:{s:{s:{s:s} s:f}}}", "version", 1,
+                              "attributes", "system", "environment",
+                              "HOME", "/root", "duration", 10.0);
+    json_t *plain = spec_sample ();
+    json_t *r = jobspec_redacted (spec);
+    struct job *job;
+
+    ok (r != spec, "a jobspec with an environment is copied");
+    ok (get_path (r, "attributes.system.environment") == NULL,
+        "the copy has no attributes.system.environment");
+    ok (json_real_value (get_path (r, "attributes.system.duration")) == 10.0,
+        "the rest of attributes.system stays");
+    ok (get_path (spec, "attributes.system.environment.HOME") != NULL,
+        "the caller's object is unchanged");
+    json_decref (r);
+
+    r = jobspec_redacted (plain);
+    ok (r == plain && plain->refcount == 2,
+        "without an environment: the same object, one more reference");
+    json_decref (r);
+
+    job = job_make (spec);
+    ok (job->jobspec != spec
+            && !get_path (job->jobspec, "attributes.system.environment"),
+        "job_create keeps the redacted jobspec");
+    job_decref (job);
+    json_decref (spec);
+    json_decref (plain);
+}
+
+static void test_dependencies (void)
+{
+    json_t *spec = json_pack ("{s:{s:{s:[{s:s s:s}]}}}", "attributes",
+                              "system", "dependencies", "scheme", "afterok",
+                              "value", "12");
+    json_t *plain = spec_sample ();
+    struct job *job = job_make (spec), *job2 = job_make (plain);
+    json_t *deps = job_dependencies (job);
+
+    ok (json_is_array (deps) && json_array_size (deps) == 1,
+        "job_dependencies gives attributes.system.dependencies");
+    ok (deps == get_path (spec, "attributes.system.dependencies")
+            && deps->refcount == 2,
+        "...a new reference to the job's own array");
+    is (json_string_value (json_object_get (json_array_get (deps, 0),
+                                            "scheme")),
+        "afterok", "...with its entries");
+    json_decref (deps);
+    ok (job_dependencies (job2) == NULL, "no dependencies: NULL");
+    job_decref (job);
+    job_decref (job2);
+    json_decref (spec);
+    json_decref (plain);
+}
+
+static void test_own (void)
+{
+    json_t *o = json_pack ("{s:i}", "a", 1);
+    json_t *r = own_object (o);
+    struct job *job;
+
+    ok (r == o && o->refcount == 2, "own_object of an unshared object: it");
+    json_decref (r);
+    json_incref (o);
+    r = own_object (o);
+    ok (r != o && json_equal (r, o) && r->refcount == 1,
+        "own_object of a shared object: an equal copy");
+    json_decref (r);
+    r = own_object (NULL);
+    ok (json_is_object (r) && json_object_size (r) == 0,
+        "own_object of nothing: a new empty object");
+    json_decref (r);
+    r = own_object (json_object_get (o, "a"));
+    ok (json_is_object (r) && json_object_size (r) == 0,
+        "own_object of a non-object: a new empty object");
+    json_decref (r);
+
+    job = job_make (NULL);
+    ok (updates_own (job) == job->all_updates && json_is_object
+                                                     (job->all_updates),
+        "updates_own makes all_updates on first use");
+    json_decref (job->all_updates);
+    job->all_updates = o; /* the test still holds o: shared */
+    ok (updates_own (job) != o && json_equal (job->all_updates, o),
+        "updates_own copies updates someone else holds");
+    ok (json_integer_value (json_object_get (o, "a")) == 1 && o->refcount == 1,
+        "the caller's object is untouched, the job's reference let go");
+    job_decref (job);
+    json_decref (o);
+}
+
+int main (void)
+{
+    test_get_set ();
+    test_rest_now ();
+    test_rest_later ();
+    test_hot_set ();
+    test_apply ();
+    test_validate ();
+    test_redacted ();
+    test_dependencies ();
+    test_own ();
+
+    jobs_free_all (&rt);
+    compact_memo_clear ();
+    done_testing ();
+}
