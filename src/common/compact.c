@@ -159,7 +159,7 @@ static void put_real (struct buf *b, double v)
  * and their text reused: a fifth of a jobspec's writing.  Each entry
  * holds a reference, so its address cannot come back as another tree
  * while the entry lives, and the tree stays as written: the runtime
- * changes only objects nobody else holds (jobtap.c, own_object).  The
+ * changes only objects nobody else holds (spec.c, own_object).  The
  * caller serialises (the runtime lock). */
 #define MEMO_SLOTS 4
 static struct memo {
