@@ -1,0 +1,336 @@
+/* Quick pack and unpack for the usual jansson formats, and the format
+ * walk behind the lazy key of plugin args (quickpack.h). */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "internal.h"
+#include "quickpack.h"
+
+/* Unpack format walking, to tell whether a format reads the lazy key.
+ * Every unpack argument is a pointer (keys are const char *), so the
+ * walk consumes them as void *.  Whatever it does not follow counts as
+ * a read. */
+struct fmt_walk {
+    const char *p;
+    va_list ap;
+};
+
+static void walk_blanks (struct fmt_walk *w)
+{
+    while (*w->p == ' ' || *w->p == '\t' || *w->p == '\n' || *w->p == ',' ||
+           *w->p == ':')
+        w->p++;
+}
+
+static bool walk_value (struct fmt_walk *w, int depth);
+
+/* After '{' or '['.  In an object, a key equal to 'key' at depth 0 is a
+ * read; so is '!' there (strict: a missing key would change the result). */
+static bool
+walk_container (struct fmt_walk *w, bool object, const char *key, int depth)
+{
+    for (;;) {
+        walk_blanks (w);
+        char c = *w->p;
+        if (c == (object ? '}' : ']')) {
+            w->p++;
+            return true;
+        }
+        if (c == '!' && object && depth == 0)
+            return false;
+        if (c == '!' || c == '*') {
+            w->p++;
+            continue;
+        }
+        if (object) {
+            const char *k;
+            if (c != 's')
+                return false;
+            w->p++;
+            k = va_arg (w->ap, const char *);
+            if (depth == 0 && k && !strcmp (k, key))
+                return false;
+            if (*w->p == '?')
+                w->p++;
+        }
+        if (!walk_value (w, depth + 1))
+            return false;
+    }
+}
+
+static bool walk_value (struct fmt_walk *w, int depth)
+{
+    walk_blanks (w);
+    if (depth > 32)
+        return false;
+    switch (*w->p++) {
+    case 's':
+        (void)va_arg (w->ap, void *);
+        if (*w->p == '%') {
+            w->p++;
+            (void)va_arg (w->ap, void *);
+        }
+        return true;
+    case 'b':
+    case 'i':
+    case 'I':
+    case 'f':
+    case 'F':
+    case 'o':
+    case 'O':
+        (void)va_arg (w->ap, void *);
+        return true;
+    case 'n':
+        return true;
+    case '{':
+        return walk_container (w, true, NULL, depth);
+    case '[':
+        return walk_container (w, false, NULL, depth);
+    default:
+        return false;
+    }
+}
+
+bool quickpack_may_read (const char *fmt, va_list ap, const char *key)
+{
+    struct fmt_walk w = {.p = fmt};
+    bool clean;
+
+    va_copy (w.ap, ap);
+    walk_blanks (&w);
+    if (*w.p == '{') {
+        w.p++;
+        clean = walk_container (&w, true, key, 0);
+        walk_blanks (&w);
+        clean = clean && *w.p == '\0';
+    } else
+        clean = false;
+    va_end (w.ap);
+    return !clean;
+}
+
+/* Unpack for the formats plugins mostly use: objects, nested, of keys
+ * ('s', '?' when optional) and s i I b f F o n values, with jansson's
+ * meaning.  jansson's own unpack builds a hashtable of the keys at every
+ * object level, most of what a plugin's unpack cost.  Anything else (or
+ * any error, whose message jansson words) returns false having written
+ * only what jansson, given the same arguments again, writes too: so no
+ * 'O', whose reference would be taken twice.  It walks formats as
+ * quickpack_may_read does. */
+static char quick_token (struct fmt_walk *q)
+{
+    walk_blanks (q);
+    return *q->p;
+}
+
+static bool quick_value (struct fmt_walk *q, json_t *v, int depth);
+
+/* In an object of a format, after '{' or a member: 1 with *key at an 's'
+ * key (its argument consumed), 0 at the closing '}' (passed), -1 at
+ * anything else. */
+static int quick_key (struct fmt_walk *q, const char **key)
+{
+    char c = quick_token (q);
+    if (c == '}') {
+        q->p++;
+        return 0;
+    }
+    if (c != 's' || !(*key = va_arg (q->ap, const char *)))
+        return -1;
+    q->p++;
+    return 1;
+}
+
+/* At '{'; o NULL: an optional key that is absent (arguments consumed,
+ * nothing written). */
+static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
+{
+    if (depth > 32 || (o && !json_is_object (o)))
+        return false;
+    q->p++;
+    for (;;) {
+        const char *key;
+        bool opt = false;
+        json_t *v;
+        int k = quick_key (q, &key);
+        if (k <= 0)
+            return k == 0;
+        if (quick_token (q) == '?') {
+            opt = true;
+            q->p++;
+        }
+        v = o ? json_object_get (o, key) : NULL;
+        if (o && !v && !opt)
+            return false;
+        if (!quick_value (q, v, depth + 1))
+            return false;
+    }
+}
+
+static bool quick_value (struct fmt_walk *q, json_t *v, int depth)
+{
+    char c = quick_token (q);
+    void *t;
+
+    if (c == '{')
+        return quick_object (q, v, depth);
+    q->p++;
+    switch (c) {
+    case 'n':
+        return !v || json_is_null (v);
+    case 's':
+        if (quick_token (q) == '%' || (v && !json_is_string (v)) ||
+            !(t = va_arg (q->ap, void *)))
+            return false;
+        if (v)
+            *(const char **)t = json_string_value (v);
+        return true;
+    case 'i':
+    case 'I':
+    case 'b':
+    case 'f':
+    case 'F':
+    case 'o':
+        break;
+    default:
+        return false;
+    }
+    if (v && ((c == 'i' || c == 'I') ? !json_is_integer (v)
+              : c == 'b'             ? !json_is_boolean (v)
+              : c == 'f'             ? !json_is_real (v)
+              : c == 'F'             ? !json_is_number (v)
+                                     : false))
+        return false;
+    if (!(t = va_arg (q->ap, void *)))
+        return false;
+    if (!v)
+        return true;
+    switch (c) {
+    case 'i':
+        *(int *)t = (int)json_integer_value (v);
+        break;
+    case 'I':
+        *(json_int_t *)t = json_integer_value (v);
+        break;
+    case 'b':
+        *(int *)t = json_is_true (v);
+        break;
+    case 'f':
+        *(double *)t = json_real_value (v);
+        break;
+    case 'F':
+        *(double *)t = json_number_value (v);
+        break;
+    default:
+        *(json_t **)t = v;
+    }
+    return true;
+}
+
+bool quickpack_unpack (json_t *root, const char *fmt, va_list ap)
+{
+    struct fmt_walk q = {.p = fmt};
+    bool done;
+
+    if (!root)
+        return false;
+    va_copy (q.ap, ap);
+    done = quick_value (&q, root, 0) && quick_token (&q) == '\0';
+    va_end (q.ap);
+    return done;
+}
+
+/* Pack for the formats plugins mostly use: objects, nested, of 's' keys
+ * and s i I b f O n values, with jansson's meaning (keys and strings
+ * checked as UTF-8).  jansson's pack costs 2-3 times as much for these,
+ * on paths such as every jobspec update and priority answer.  Anything
+ * else, and any failure, leaves the whole format to jansson, which words
+ * the error: the quick pass consumes a copy of the arguments and takes no
+ * reference it does not give back ('o', which steals one, is jansson's). */
+static json_t *quick_pack_value (struct fmt_walk *q, int depth);
+
+static json_t *quick_pack_object (struct fmt_walk *q, int depth)
+{
+    json_t *o;
+
+    if (depth > 32 || !(o = json_object ()))
+        return NULL;
+    q->p++;
+    for (;;) {
+        const char *key;
+        json_t *v;
+        int k = quick_key (q, &key);
+        if (k == 0)
+            return o;
+        if (k < 0 || !(v = quick_pack_value (q, depth + 1)) ||
+            json_object_set_new (o, key, v) < 0)
+            break;
+    }
+    json_decref (o);
+    return NULL;
+}
+
+static json_t *quick_pack_value (struct fmt_walk *q, int depth)
+{
+    char c = quick_token (q);
+    const char *s;
+    json_t *v;
+
+    if (c == '{')
+        return quick_pack_object (q, depth);
+    q->p++;
+    switch (c) {
+    case 's':
+        return (s = va_arg (q->ap, const char *)) ? json_string (s) : NULL;
+    case 'i':
+        return json_integer (va_arg (q->ap, int));
+    case 'I':
+        return json_integer (va_arg (q->ap, json_int_t));
+    case 'b':
+        return va_arg (q->ap, int) ? json_true () : json_false ();
+    case 'f':
+        return json_real (va_arg (q->ap, double));
+    case 'O':
+        return (v = va_arg (q->ap, json_t *)) ? json_incref (v) : NULL;
+    case 'n':
+        return json_null ();
+    }
+    return NULL;
+}
+
+json_t *quickpack_pack (const char *fmt, va_list ap)
+{
+    struct fmt_walk q = {.p = fmt};
+    json_t *o;
+
+    /* only what the quick pass knows: no '?', '*', '#', '%', '+', 'o', '[' */
+    if (fmt[strspn (fmt, "{}siIbfOn \t\n,:")] != '\0' ||
+        quick_token (&q) != '{')
+        return NULL;
+    va_copy (q.ap, ap);
+    o = quick_pack_value (&q, 0);
+    va_end (q.ap);
+    if (o && quick_token (&q) != '\0') {
+        json_decref (o);
+        o = NULL;
+    }
+    return o;
+}
+
+json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap)
+{
+    json_t *o = quickpack_pack (fmt, ap);
+    return o ? o : json_vpack_ex (err, 0, fmt, ap);
+}
+
+int quickpack_vunpack (json_t *root,
+                       json_error_t *err,
+                       const char *fmt,
+                       va_list ap)
+{
+    if (quickpack_unpack (root, fmt, ap))
+        return 0;
+    return json_vunpack_ex (root, err, 0, fmt, ap);
+}

@@ -1,0 +1,39 @@
+/* quickpack.c: a faster path for the jansson pack and unpack formats that
+ * plugins and the runtime mostly use (objects, nested, of 's' keys and
+ * scalar values), with jansson's meaning; any other format, and any
+ * failure, goes to jansson, which then does the whole job and words the
+ * error.  It also owns the format walk that tells whether an unpack may
+ * read a given key (the lazy key of plugin args).
+ *
+ * Callers: plugin.c (flux_plugin_arg_vpack/vunpack) and, through
+ * plugin_vpack (declared in internal.h), the runtime's own pack paths.
+ * test/unit/test_quickpack.c checks it against jansson. */
+#ifndef JOBTAP_QUICKPACK_H
+#define JOBTAP_QUICKPACK_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <jansson.h>
+
+/* json_vunpack_ex (root, err, 0, fmt, ap): the same return value, the
+ * same writes through the arguments, the same error. */
+int quickpack_vunpack (json_t *root,
+                       json_error_t *err,
+                       const char *fmt,
+                       va_list ap);
+
+/* The quick unpack alone: true if it unpacked the whole format; false
+ * when the format is one it leaves to jansson or unpacking failed, having
+ * written only what jansson, given the same arguments, writes too. */
+bool quickpack_unpack (json_t *root, const char *fmt, va_list ap);
+
+/* The quick pack alone: a new object, or NULL when the format is one it
+ * leaves to jansson or packing failed (no reference of an argument kept). */
+json_t *quickpack_pack (const char *fmt, va_list ap);
+
+/* False only when an unpack of 'fmt' (with arguments ap, not consumed)
+ * certainly reads no top-level member 'key': a format the walk does not
+ * follow counts as a read. */
+bool quickpack_may_read (const char *fmt, va_list ap, const char *key);
+
+#endif
