@@ -37,10 +37,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <syslog.h>
 
 #include <jansson.h>
 
 #include "host.h"
+#include "jsonpool.h"
+#include "log.h"
 
 #ifdef HAVE_VALGRIND_H
 #include <valgrind/valgrind.h>
@@ -79,6 +82,9 @@ static struct {
     uintptr_t carve[POOL_CLASSES], carve_end[POOL_CLASSES];
     size_t in_use; /* bytes in blocks handed out, as of each thread's last
                       visit (the thread's own change since is in cache) */
+    size_t high_water; /* most in_use seen at a visit */
+    size_t blocks;     /* blocks carved */
+    size_t range_full; /* allocations sent to malloc, the range used up */
     pthread_key_t exit_key; /* runs cache_flush when a thread exits */
     int locked;
 } pool;
@@ -120,6 +126,8 @@ static void pool_visit (struct cache *c)
     pool_lock ();
     pool.in_use += c->in_use;
     c->in_use = 0;
+    if (pool.in_use > pool.high_water)
+        pool.high_water = pool.in_use;
 }
 
 /* A full batch of class cls onto the shared stack; pool locked. */
@@ -191,6 +199,7 @@ static unsigned cache_refill (struct cache *c, unsigned cls)
                    || new_page (cls) == 0)) {
             void *b = (void *)pool.carve[cls];
             pool.carve[cls] += size;
+            pool.blocks++;
             NEXT (b) = head;
             head = b;
             n++;
@@ -271,8 +280,10 @@ __attribute__ ((noinline)) static void *malloc_refill (struct cache *c,
         c->n_hot[cls] = POOL_BATCH;
         c->full[cls] = NULL;
     }
-    else if (!cache_refill (c, cls))
+    else if (!cache_refill (c, cls)) {
+        __atomic_add_fetch (&pool.range_full, 1, __ATOMIC_RELAXED);
         return malloc (size); /* range used up: libc from here on */
+    }
     return hot_pop (c, cls);
 }
 
@@ -379,4 +390,52 @@ void jobtap_host_json_pool_end (void)
 {
     if (cache.scope_depth > 0) /* an unmatched end must not open every scope */
         cache.scope_depth--;
+}
+
+unsigned json_pool_scope_depth (void)
+{
+    return cache.scope_depth;
+}
+
+void json_pool_scope_abort (const char *who, const char *what)
+{
+    runtime_log (LOG_CRIT,
+                 "%s: %s called inside a jansson pool scope: plugin code "
+                 "must never run in one (aborting)",
+                 who ? who : "plugin", what ? what : "callback");
+    abort ();
+}
+
+void jobtap_json_pool_stats (struct json_pool_stats *st)
+{
+    memset (st, 0, sizeof (*st));
+    if (!pool.base)
+        return;
+    pool_lock ();
+    st->on = true;
+    st->reserved = POOL_RANGE;
+    st->mapped = pool.next_page - pool.base;
+    st->blocks = pool.blocks;
+    st->in_use = pool.in_use + cache.in_use;
+    st->high_water = pool.high_water > st->in_use ? pool.high_water
+                                                  : st->in_use;
+    st->range_full = __atomic_load_n (&pool.range_full, __ATOMIC_RELAXED);
+    pool_unlock ();
+}
+
+void jobtap_json_pool_log_stats (void)
+{
+    struct json_pool_stats st;
+
+    jobtap_json_pool_stats (&st);
+    if (!st.on) {
+        runtime_log (LOG_INFO, "jansson pool: off");
+        return;
+    }
+    runtime_log (LOG_INFO,
+                 "jansson pool: holds %zu KiB (%zu blocks) of %zu MiB "
+                 "reserved; %zu KiB in use, high-water %zu KiB; %zu "
+                 "allocations past the range",
+                 st.mapped >> 10, st.blocks, st.reserved >> 20,
+                 st.in_use >> 10, st.high_water >> 10, st.range_full);
 }

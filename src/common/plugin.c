@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <sys/random.h>
 #include <time.h>
 #include <jansson.h>
@@ -20,6 +19,7 @@
 #include "aux.h"
 #include "host.h"
 #include "internal.h"
+#include "jsonpool.h"
 #include "quickpack.h"
 
 struct handler {
@@ -657,6 +657,7 @@ int flux_plugin_call (flux_plugin_t *p,
     }
     if (!(h = match (p, topic)))
         return 0;
+    JSON_POOL_ASSERT_OUTSIDE (p->name, topic);
     return h->cb (p, topic, args, h->data) < 0 ? -1 : 1;
 }
 

@@ -2,6 +2,7 @@
  * scope come from the pool, everything else from malloc, and code outside
  * the runtime can keep freeing json_dumps() strings with free(). */
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,10 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <flux/core.h>
 
 #include "host.h"
+#include "jsonpool.h"
 #include "tap.h"
 
 #ifdef HAVE_VALGRIND_H
@@ -201,6 +204,78 @@ static void test_short_threads (void)
         "their blocks serve new trees, and come back again");
 }
 
+/* What the pool holds, for the log line at shutdown. */
+static void test_stats (bool on)
+{
+    struct json_pool_stats st;
+
+    jobtap_json_pool_stats (&st);
+    if (!on) {
+        ok (!st.on && st.mapped == 0 && st.in_use == 0,
+            "stats: the pool is off and holds nothing");
+        return;
+    }
+    ok (st.on && st.reserved == 1UL << 30 && st.mapped > 0
+            && st.mapped <= st.reserved && st.blocks > 0
+            && st.high_water >= st.in_use && st.range_full == 0,
+        "stats: holds %zu KiB in %zu blocks of %zu MiB, %zu bytes in use, "
+        "high-water %zu", st.mapped >> 10, st.blocks, st.reserved >> 20,
+        st.in_use, st.high_water);
+    jobtap_json_pool_log_stats ();
+}
+
+static int handler (flux_plugin_t *p,
+                    const char *topic,
+                    flux_plugin_arg_t *args,
+                    void *arg)
+{
+    (void)p;
+    (void)topic;
+    (void)args;
+    (*(int *)arg)++;
+    return 0;
+}
+
+/* Plugin code inside a pool scope: builds with assertions abort, saying
+ * why, before the callback runs. */
+static void test_no_plugin_code_in_scope (void)
+{
+    flux_plugin_t *p = flux_plugin_create ();
+    int calls = 0, fds[2], status = 0;
+    char text[512] = "";
+    ssize_t n, len = 0;
+    pid_t pid;
+
+    flux_plugin_set_name (p, "scoped");
+    flux_plugin_add_handler (p, "job.*", handler, &calls);
+    ok (flux_plugin_call (p, "job.new", NULL) == 1 && calls == 1,
+        "outside a scope a plugin callback runs");
+#ifdef NDEBUG
+    diag ("built with NDEBUG: the rule is not checked");
+#else
+    if (pipe (fds) < 0)
+        bail_out ("pipe");
+    fflush (stdout);
+    if ((pid = fork ()) == 0) {
+        dup2 (fds[1], STDERR_FILENO);
+        jobtap_host_json_pool_begin ();
+        flux_plugin_call (p, "job.new", NULL);
+        _exit (calls == 2 ? 3 : 4); /* reached only if the rule is not kept */
+    }
+    close (fds[1]);
+    while ((n = read (fds[0], text + len, sizeof (text) - 1 - len)) > 0)
+        len += n;
+    text[len] = '\0';
+    close (fds[0]);
+    waitpid (pid, &status, 0);
+    ok (WIFSIGNALED (status) && WTERMSIG (status) == SIGABRT,
+        "inside a scope, flux_plugin_call aborts (status 0x%x)", status);
+    like (text, "scoped: job.new called inside a jansson pool scope",
+          "and says which plugin and topic");
+#endif
+    flux_plugin_destroy (p);
+}
+
 /* The switch is read when the library loads: check it in a fresh process. */
 static void test_switch_off (const char *self)
 {
@@ -248,6 +323,8 @@ int main (int argc, char *argv[])
     }
     else
         diag ("pool off (valgrind or a sanitizer build): only the switch is tested");
+    test_stats (probe > 0);
+    test_no_plugin_code_in_scope ();
     test_threads ();
     test_exit_gives_back ();
     test_short_threads ();
