@@ -12,7 +12,8 @@
  * free().  So:
  * - the pool serves only allocations made inside a scope
  *   (jobtap_host_json_pool_begin/end), which the runtime opens around code
- *   that only builds or parses trees, never around plugin code; all other
+ *   that only builds or parses trees, never around plugin code (builds
+ *   with assertions abort if it does: JSON_POOL_ASSERT_OUTSIDE); all other
  *   jansson allocations go to malloc;
  * - blocks come from one reserved address range, carved in pages of one
  *   size class; the free hook gives any pointer outside it to free();
