@@ -98,6 +98,8 @@ bool quickpack_may_read (const char *fmt, va_list ap, const char *key)
     struct fmt_walk w = {.p = fmt};
     bool clean;
 
+    if (!fmt)
+        return true;
     va_copy (w.ap, ap);
     walk_blanks (&w);
     if (*w.p == '{') {
@@ -234,7 +236,7 @@ bool quickpack_unpack (json_t *root, const char *fmt, va_list ap)
     struct fmt_walk q = {.p = fmt};
     bool done;
 
-    if (!root)
+    if (!root || !fmt)
         return false;
     va_copy (q.ap, ap);
     done = quick_value (&q, root, 0) && quick_token (&q) == '\0';
@@ -306,7 +308,7 @@ json_t *quickpack_pack (const char *fmt, va_list ap)
     json_t *o;
 
     /* only what the quick pass knows: no '?', '*', '#', '%', '+', 'o', '[' */
-    if (fmt[strspn (fmt, "{}siIbfOn \t\n,:")] != '\0' ||
+    if (!fmt || fmt[strspn (fmt, "{}siIbfOn \t\n,:")] != '\0' ||
         quick_token (&q) != '{')
         return NULL;
     va_copy (q.ap, ap);

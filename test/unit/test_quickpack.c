@@ -809,6 +809,25 @@ static void test_pack (int cases)
         "pack: the cases exercise the quick path, jansson's and errors");
 }
 
+/* No format: jansson's error, not a crash. */
+static void test_no_format (void)
+{
+    json_t *doc = json_object ();
+    json_error_t a, b;
+    int ra = unpack_via (BY_JANSSON, doc, &a, NULL);
+    int rb = unpack_via (BY_QUICKPACK, doc, &b, NULL);
+    json_t *pa, *pb;
+
+    ok (ra == rb && same_error (&a, &b), "unpack, NULL format: \"%s\"", b.text);
+    pa = pack_via (PACK_JANSSON, &a, NULL);
+    pb = pack_via (PACK_PLUGIN, &b, NULL);
+    ok (!pa && !pb && same_error (&a, &b), "pack, NULL format: \"%s\"", b.text);
+    lazy_key = "a";
+    ok (unpack_via (MAY_READ, doc, &a, NULL) == 1,
+        "a NULL format may read any key");
+    json_decref (doc);
+}
+
 int main (void)
 {
     const char *s = getenv ("QUICKPACK_SEED");
@@ -825,6 +844,7 @@ int main (void)
     diag ("seed %" PRIu64 " (QUICKPACK_SEED=%" PRIu64 " replays this run)",
           seed, seed);
     rng = seed;
+    test_no_format ();
     test_unpack (cases);
     if (PACK_CASES_RUN)
         test_pack (cases);
