@@ -23,6 +23,7 @@
 #include "host.h"
 #include "internal.h"
 #include "job.h"
+#include "jsonpool.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "plugins.h"
@@ -83,6 +84,7 @@ void jobtap_host_fini (void)
         plugins_unload_all (rt);
         jobs_free_all (rt);
         compact_memo_clear ();
+        jobtap_json_pool_log_stats ();
         flux_handle_destroy (rt->h);
         json_decref (rt->config);
         json_decref (rt->plugins_conf);
@@ -224,6 +226,7 @@ int jobtap_host_service_call (const char *topic,
         errprintf (err, "out of memory");
         goto out;
     }
+    JSON_POOL_ASSERT_OUTSIDE (NULL, topic);
     found->cb (rt->h, NULL, msg, found->arg);
     rc = msg_result (msg, response, err);
     msg_destroy (msg);
