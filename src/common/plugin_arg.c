@@ -1,0 +1,264 @@
+/* Flux plugin args (flux_plugin_arg_*): the IN and OUT objects a callback
+ * gets, packed and unpacked with jansson formats (the common ones through
+ * quickpack), and the one IN key the runtime builds only when a reader
+ * asks for it (plugin_arg_set_lazy, internal.h).  Behaviour follows
+ * flux-core's plugin.c (see the semantics reference); the code is our
+ * own. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include <flux/core.h>
+
+#include "internal.h"
+#include "quickpack.h"
+
+struct flux_plugin_arg {
+    json_t *in;
+    json_t *out;
+    /* One key of 'in' built only when a reader asks for it (the runtime
+     * keeps jobspecs compact and most callbacks never read them). */
+    const char *lazy_key;
+    json_t *(*lazy_get) (void *arg);
+    void (*lazy_free) (void *arg);
+    void *lazy_arg;
+    char error[JSON_ERROR_TEXT_LENGTH + 64];
+};
+
+flux_plugin_arg_t *flux_plugin_arg_create (void)
+{
+    return calloc (1, sizeof (flux_plugin_arg_t));
+}
+
+flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out)
+{
+    flux_plugin_arg_t *args = flux_plugin_arg_create ();
+    if (!args) {
+        json_decref (in);
+        json_decref (out);
+        return NULL;
+    }
+    args->in = in;
+    args->out = out;
+    return args;
+}
+
+static void arg_lazy_clear (flux_plugin_arg_t *args)
+{
+    if (args->lazy_get) {
+        args->lazy_get = NULL;
+        if (args->lazy_free)
+            args->lazy_free (args->lazy_arg);
+    }
+}
+
+int plugin_arg_set_lazy (flux_plugin_arg_t *args,
+                         const char *key,
+                         json_t *(*get) (void *arg),
+                         void (*destroy) (void *arg),
+                         void *arg)
+{
+    if (!args || !key || !get) {
+        errno = EINVAL;
+        return -1;
+    }
+    arg_lazy_clear (args);
+    args->lazy_key = key;
+    args->lazy_get = get;
+    args->lazy_free = destroy;
+    args->lazy_arg = arg;
+    return 0;
+}
+
+void plugin_arg_resolve (flux_plugin_arg_t *args)
+{
+    json_t *o;
+
+    if (!args || !args->lazy_get)
+        return;
+    jobtap_host_json_pool_begin (); /* lazy_get only builds or parses */
+    o = args->lazy_get (args->lazy_arg);
+    if (o && json_is_object (args->in)
+        && !json_object_get (args->in, args->lazy_key))
+        json_object_set_new (args->in, args->lazy_key, o);
+    else
+        json_decref (o);
+    jobtap_host_json_pool_end ();
+    arg_lazy_clear (args);
+}
+
+bool plugin_arg_drop (flux_plugin_arg_t *args, const char *key, json_t *v)
+{
+    if (!args || !v || json_object_get (args->in, key) != v)
+        return false;
+    return json_object_del (args->in, key) == 0;
+}
+
+void flux_plugin_arg_destroy (flux_plugin_arg_t *args)
+{
+    if (args) {
+        int saved_errno = errno;
+        arg_lazy_clear (args);
+        json_decref (args->in);
+        json_decref (args->out);
+        free (args);
+        errno = saved_errno;
+    }
+}
+
+const char *flux_plugin_arg_strerror (flux_plugin_arg_t *args)
+{
+    if (!args)
+        return strerror (errno);
+    return args->error;
+}
+
+static __attribute__ ((format (printf, 3, 4))) int
+arg_seterror (flux_plugin_arg_t *args, int errnum, const char *fmt, ...)
+{
+    if (args) {
+        va_list ap;
+        va_start (ap, fmt);
+        vsnprintf (args->error, sizeof (args->error), fmt, ap);
+        va_end (ap);
+    }
+    errno = errnum;
+    return -1;
+}
+
+static json_t **arg_target (flux_plugin_arg_t *args, int flags)
+{
+    return (flags & FLUX_PLUGIN_ARG_OUT) ? &args->out : &args->in;
+}
+
+/* Steals a reference to 'o' (which may be NULL, meaning "set NULL"). */
+static int arg_store (flux_plugin_arg_t *args, int flags, json_t *o)
+{
+    json_t **target = arg_target (args, flags);
+
+    if ((flags & FLUX_PLUGIN_ARG_REPLACE) && !(flags & FLUX_PLUGIN_ARG_OUT))
+        arg_lazy_clear (args); /* the caller replaced what it belonged to */
+    if ((flags & FLUX_PLUGIN_ARG_REPLACE) || !*target) {
+        json_decref (*target);
+        *target = o;
+        return 0;
+    }
+    if (!o || !json_is_object (o) || !json_is_object (*target)) {
+        json_decref (o);
+        return arg_seterror (args,
+                             EINVAL,
+                             "cannot merge a non-object into existing args");
+    }
+    if (json_object_update (*target, o) < 0) {
+        json_decref (o);
+        return arg_seterror (args, ENOMEM, "merge failed");
+    }
+    json_decref (o);
+    return 0;
+}
+
+int flux_plugin_arg_set (flux_plugin_arg_t *args,
+                         int flags,
+                         const char *json_str)
+{
+    json_t *o = NULL;
+    json_error_t err;
+
+    if (!args) {
+        errno = EINVAL;
+        return -1;
+    }
+    args->error[0] = '\0';
+    if (json_str
+        && !(o = json_loads (json_str, JSON_DECODE_ANY, &err)))
+        return arg_seterror (args, EINVAL, "%s", err.text);
+    return arg_store (args, flags, o);
+}
+
+int flux_plugin_arg_get (flux_plugin_arg_t *args, int flags, char **json_str)
+{
+    json_t *o;
+
+    if (!args || !json_str) {
+        errno = EINVAL;
+        return -1;
+    }
+    args->error[0] = '\0';
+    if (!(flags & FLUX_PLUGIN_ARG_OUT))
+        plugin_arg_resolve (args);
+    if (!(o = *arg_target (args, flags)))
+        return arg_seterror (args, ENOENT, "No args currently set");
+    if (!(*json_str = json_dumps (o, JSON_ENCODE_ANY | JSON_COMPACT)))
+        return arg_seterror (args, ENOMEM, "json_dumps failed");
+    return 0;
+}
+
+int flux_plugin_arg_vpack (flux_plugin_arg_t *args,
+                           int flags,
+                           const char *fmt,
+                           va_list ap)
+{
+    json_error_t err;
+    json_t *o;
+
+    if (!args || !fmt) {
+        errno = EINVAL;
+        return -1;
+    }
+    args->error[0] = '\0';
+    if (!(o = plugin_vpack (&err, fmt, ap)))
+        return arg_seterror (args, EINVAL, "%s", err.text);
+    return arg_store (args, flags, o);
+}
+
+int flux_plugin_arg_pack (flux_plugin_arg_t *args,
+                          int flags,
+                          const char *fmt,
+                          ...)
+{
+    va_list ap;
+    int rc;
+    va_start (ap, fmt);
+    rc = flux_plugin_arg_vpack (args, flags, fmt, ap);
+    va_end (ap);
+    return rc;
+}
+
+int flux_plugin_arg_vunpack (flux_plugin_arg_t *args,
+                             int flags,
+                             const char *fmt,
+                             va_list ap)
+{
+    json_error_t err;
+    int rc;
+
+    if (!args || !fmt) {
+        errno = EINVAL;
+        return -1;
+    }
+    args->error[0] = '\0';
+    if (!(flags & FLUX_PLUGIN_ARG_OUT) && args->lazy_get
+        && quickpack_may_read (fmt, ap, args->lazy_key))
+        plugin_arg_resolve (args);
+    rc = quickpack_vunpack (*arg_target (args, flags), &err, fmt, ap);
+    if (rc < 0)
+        return arg_seterror (args, EINVAL, "%s", err.text);
+    return rc;
+}
+
+int flux_plugin_arg_unpack (flux_plugin_arg_t *args,
+                            int flags,
+                            const char *fmt,
+                            ...)
+{
+    va_list ap;
+    int rc;
+    va_start (ap, fmt);
+    rc = flux_plugin_arg_vunpack (args, flags, fmt, ap);
+    va_end (ap);
+    return rc;
+}
