@@ -115,7 +115,11 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
     /* Each plugin, in load order, gets job.create and job.new for every
      * restored job in its own load sort order (set_load_sort_order), as
      * when a plugin is loaded while jobs exist. */
-    for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next) {
+    int np;
+    struct jt_plugin **plugins = plugin_snapshot (rt, &np);
+    plugins_hold (rt); /* a callback may remove a plugin of the snapshot */
+    for (int j = 0; plugins && j < np; j++) {
+        struct jt_plugin *jt = plugins[j];
         memcpy (order, v, k * sizeof (*v));
         sort_for_plugin (jt, order, k, sizeof (*order), restored_cmp_state,
                          restored_cmp_rstate);
@@ -125,6 +129,8 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
             stack_pop (rt);
         }
     }
+    plugins_release (rt);
+    free (plugins);
     /* Then every job goes through its states with the whole stack. */
     for (i = 0; i < k; i++) {
         event_post_known (v[i].job, EV_VALIDATE, NULL);
