@@ -254,7 +254,6 @@ static int flush_updates (struct job *job)
 void stack_notify (struct job *job, const char *topic)
 {
     struct runtime *rt = job->rt;
-
     flux_plugin_arg_t *args;
     if (stack_handles (rt, topic) && (args = job_args_create (job))) {
         stack_call (job, topic, args);
