@@ -1,9 +1,13 @@
 /* Helpers of the module unit tests (core_util.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <flux/core.h>
 
 #include "core_util.h"
+#include "host.h"
 #include "internal.h"
 #include "jtplugin.h"
 #include "runtime.h"
@@ -24,4 +28,76 @@ struct jt_plugin *core_plugin_make (struct runtime *rt, const char *name)
     *pp = jt;
     plugin_handlers_changed ();
     return jt;
+}
+
+static char conf_dir[64];
+static char conf_path[128];
+
+void core_host_setup (const struct jobtap_host_ops *ops,
+                      void *arg,
+                      const char *toml)
+{
+    jobtap_host_error_t err;
+    const char *path = NULL;
+
+    if (toml) {
+        FILE *f;
+        snprintf (conf_dir, sizeof (conf_dir), "/tmp/core_util.XXXXXX");
+        if (!mkdtemp (conf_dir))
+            bail_out ("mkdtemp failed");
+        snprintf (conf_path, sizeof (conf_path), "%s/jobtap.conf", conf_dir);
+        if (!(f = fopen (conf_path, "w")) || fputs (toml, f) < 0
+            || fclose (f) != 0)
+            bail_out ("cannot write %s", conf_path);
+        path = conf_path;
+    }
+    if (jobtap_host_init (ops, arg) < 0)
+        bail_out ("jobtap_host_init failed");
+    if (jobtap_host_load_config (path, &err) < 0)
+        bail_out ("jobtap_host_load_config: %s", err.text);
+}
+
+void core_host_teardown (void)
+{
+    jobtap_host_fini ();
+    if (conf_path[0]) {
+        unlink (conf_path);
+        rmdir (conf_dir);
+        conf_path[0] = conf_dir[0] = '\0';
+    }
+}
+
+static char trace[8192];
+
+void core_trace (const char *fmt, ...)
+{
+    char buf[512];
+    size_t len = strlen (trace);
+    va_list ap;
+
+    va_start (ap, fmt);
+    vsnprintf (buf, sizeof (buf), fmt, ap);
+    va_end (ap);
+    snprintf (trace + len, sizeof (trace) - len, "%s%s", len ? "; " : "",
+              buf);
+}
+
+const char *core_trace_text (void)
+{
+    return trace;
+}
+
+void core_trace_reset (void)
+{
+    trace[0] = '\0';
+}
+
+int core_trace_count (const char *what)
+{
+    int n = 0;
+    size_t len = strlen (what);
+
+    for (const char *s = trace; len && (s = strstr (s, what)); s += len)
+        n++;
+    return n;
 }

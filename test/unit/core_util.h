@@ -10,4 +10,22 @@ struct runtime;
  * out on failure. */
 struct jt_plugin *core_plugin_make (struct runtime *rt, const char *name);
 
+/* The process's runtime (host_runtime), as the host API's entry points
+ * use it: jobtap_host_init (ops, arg), then jobtap_host_load_config of
+ * a jobtap.conf holding 'toml' written to a temporary directory, or of
+ * no file (builtins only) if toml is NULL.  Bails out on failure.
+ * core_host_teardown drops the runtime (plugins and jobs) and the file. */
+struct jobtap_host_ops;
+void core_host_setup (const struct jobtap_host_ops *ops,
+                      void *arg,
+                      const char *toml);
+void core_host_teardown (void);
+
+/* A trace of what happened, "; "-separated, for exact comparisons. */
+void core_trace (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+const char *core_trace_text (void);
+void core_trace_reset (void);
+/* How many times 'what' occurs in the trace. */
+int core_trace_count (const char *what);
+
 #endif
