@@ -1,0 +1,232 @@
+/* compact.c: compact_dumps gives text that json_loads reads back to an
+ * equal value (strings with escapes and UTF-8, integers, reals that stay
+ * reals, nested containers), its exact text, and the memo of shared
+ * subtrees. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "internal.h"
+#include "tap.h"
+
+/* compact_dumps(o) is 'want' (if not NULL) and loads back equal to o. */
+static void check (json_t *o, const char *want, const char *what)
+{
+    char *text = compact_dumps (o);
+    json_error_t err;
+    json_t *back = text ? json_loads (text, JSON_DECODE_ANY | JSON_ALLOW_NUL,
+                                      &err)
+                        : NULL;
+
+    if (want)
+        is (text, want, "%s: text", what);
+    ok (back && json_equal (back, o), "%s: loads back equal", what);
+    json_decref (back);
+    free (text);
+}
+
+static void test_scalars (void)
+{
+    json_t *o;
+
+    o = json_integer (0);
+    check (o, "0", "0");
+    json_decref (o);
+    o = json_integer (-42);
+    check (o, "-42", "-42");
+    json_decref (o);
+    o = json_integer (INT64_MAX);
+    check (o, "9223372036854775807", "the largest integer");
+    json_decref (o);
+    o = json_integer (INT64_MIN);
+    check (o, "-9223372036854775808", "the smallest integer");
+    json_decref (o);
+
+    o = json_real (2.0);
+    check (o, "2.0", "a whole real");
+    json_decref (o);
+    o = json_real (-3600.0);
+    check (o, "-3600.0", "a negative whole real");
+    json_decref (o);
+    o = json_real (0.0);
+    check (o, "0.0", "real zero");
+    json_decref (o);
+    o = json_real (0.1);
+    check (o, "0.10000000000000001", "0.1 to 17 digits");
+    json_decref (o);
+    o = json_real (1e300);
+    check (o, "1.0000000000000001e+300", "a large real");
+    json_decref (o);
+    o = json_real (1e15);
+    check (o, "1000000000000000.0", "1e15 keeps its '.0'");
+    json_decref (o);
+    o = json_real (-2.5e-8);
+    check (o, NULL, "a small negative real");
+    json_decref (o);
+
+    o = json_true ();
+    check (o, "true", "true");
+    o = json_false ();
+    check (o, "false", "false");
+    o = json_null ();
+    check (o, "null", "null");
+
+    ok (compact_dumps (NULL) == NULL, "compact_dumps (NULL) is NULL");
+}
+
+static void test_reals_stay_reals (void)
+{
+    json_t *o = json_pack ("{s:f s:f s:f s:I}", "a", 1.0, "b", 1e20, "c",
+                           -0.0, "d", (json_int_t)1);
+    char *text = compact_dumps (o);
+    json_t *back = json_loads (text, 0, NULL);
+    const char *k;
+    json_t *v;
+    int reals = 0;
+
+    json_object_foreach (back, k, v) {
+        if (json_is_real (v))
+            reals++;
+    }
+    isint (reals, 3, "every real loads back as a real");
+    ok (json_is_integer (json_object_get (back, "d")),
+        "and the integer as an integer");
+    is (text, "{\"a\":1.0,\"b\":1e+20,\"c\":-0.0,\"d\":1}",
+        "their text");
+    json_decref (back);
+    free (text);
+    json_decref (o);
+}
+
+static void test_strings (void)
+{
+    json_t *o;
+
+    o = json_string ("plain");
+    check (o, "\"plain\"", "a plain string");
+    json_decref (o);
+    o = json_string ("q\"b\\s/n\nt\tr\rb\bf\f");
+    check (o, "\"q\\\"b\\\\s/n\\nt\\tr\\rb\\bf\\f\"",
+           "quotes, backslash and the short escapes");
+    json_decref (o);
+    o = json_string ("\x01\x1f\x7f");
+    check (o, "\"\\u0001\\u001f\x7f\"",
+           "other control characters as \\u00xx, DEL as is");
+    json_decref (o);
+    o = json_stringn ("a\0b", 3);
+    check (o, "\"a\\u0000b\"", "an embedded NUL");
+    json_decref (o);
+    o = json_string ("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80");
+    check (o, "\"h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x98\x80\"",
+           "UTF-8 is kept as is");
+    json_decref (o);
+    o = json_pack ("{s:s}", "k\"\xc3\xa9\n", "v");
+    check (o, "{\"k\\\"\xc3\xa9\\n\":\"v\"}", "keys are escaped the same way");
+    json_decref (o);
+
+    /* longer than the writer's stack buffer, escapes past it */
+    char *big = malloc (5001);
+    memset (big, 'x', 5000);
+    big[5000] = '\0';
+    big[3000] = '\n';
+    o = json_string (big);
+    check (o, NULL, "a 5000-byte string with an escape past 2 KiB");
+    json_decref (o);
+    free (big);
+}
+
+static void test_containers (void)
+{
+    json_t *o;
+
+    o = json_object ();
+    check (o, "{}", "an empty object");
+    json_decref (o);
+    o = json_array ();
+    check (o, "[]", "an empty array");
+    json_decref (o);
+    o = json_pack ("{s:i s:[i,f,s,n,b] s:{s:{s:[]}}}", "version", 1,
+                   "list", 1, 2.5, "s", 1, "nested", "a", "b");
+    check (o,
+           "{\"version\":1,\"list\":[1,2.5,\"s\",null,true],"
+           "\"nested\":{\"a\":{\"b\":[]}}}",
+           "nested containers, keys in insertion order");
+    json_decref (o);
+
+    json_t *deep = json_array ();
+    for (int i = 0; i < 200; i++)
+        deep = json_pack ("[o]", deep);
+    check (deep, NULL, "200 nested arrays");
+    json_decref (deep);
+    deep = json_array ();
+    for (int i = 0; i < 300; i++)
+        deep = json_pack ("[o]", deep);
+    ok (compact_dumps (deep) == NULL, "300 nested arrays are refused");
+    json_decref (deep);
+}
+
+static void test_memo (void)
+{
+    json_t *shared = json_pack ("{s:i s:[i,i]}", "nnodes", 2, "slots", 1, 4);
+    json_t *a = json_pack ("{s:O s:i}", "resources", shared, "id", 1);
+    json_t *b = json_pack ("{s:i s:O}", "id", 2, "resources", shared);
+    char *text;
+
+    isint (shared->refcount, 3, "the subtree is shared by two jobspecs");
+    text = compact_dumps (shared);
+    isint (shared->refcount, 3, "a shared root is not remembered");
+    free (text);
+    text = compact_dumps (a);
+    is (text, "{\"resources\":{\"nnodes\":2,\"slots\":[1,4]},\"id\":1}",
+        "the first jobspec's text");
+    free (text);
+    isint (shared->refcount, 4, "the memo holds the shared subtree");
+
+    /* the memo's contract: shared subtrees are not changed while
+     * remembered; changing one shows the remembered text is reused */
+    json_object_set_new (shared, "nnodes", json_integer (9));
+    text = compact_dumps (b);
+    is (text, "{\"id\":2,\"resources\":{\"nnodes\":2,\"slots\":[1,4]}}",
+        "the second jobspec reuses the remembered text");
+    free (text);
+    compact_memo_clear ();
+    isint (shared->refcount, 3, "compact_memo_clear lets go of it");
+    text = compact_dumps (b);
+    is (text, "{\"id\":2,\"resources\":{\"nnodes\":9,\"slots\":[1,4]}}",
+        "after clearing, the subtree is written again");
+    free (text);
+    compact_memo_clear ();
+
+    json_t *s[5], *all = json_array ();
+    for (int i = 0; i < 5; i++) {
+        s[i] = json_pack ("[i]", i);
+        json_array_append (all, s[i]);
+    }
+    text = compact_dumps (all);
+    is (text, "[[0],[1],[2],[3],[4]]", "five shared arrays");
+    free (text);
+    ok (s[0]->refcount == 2 && s[1]->refcount == 3 && s[4]->refcount == 3,
+        "the memo keeps the last four (the oldest is let go)");
+    compact_memo_clear ();
+    ok (s[1]->refcount == 2 && s[4]->refcount == 2,
+        "compact_memo_clear lets go of all");
+    for (int i = 0; i < 5; i++)
+        json_decref (s[i]);
+    json_decref (all);
+    json_decref (a);
+    json_decref (b);
+    json_decref (shared);
+}
+
+int main (void)
+{
+    test_scalars ();
+    test_reals_stay_reals ();
+    test_strings ();
+    test_containers ();
+    test_memo ();
+    compact_memo_clear ();
+    done_testing ();
+}
