@@ -173,6 +173,8 @@ static void test_dependencies (struct jt_plugin *jt)
         "adding a removed dependency again returns 0");
     ok (json_object_get (job->deps, "wait-a") == NULL,
         "but it does not come back (grudge)");
+    is (core_trace_text (), "hold 2 jobtap: wait-a; hold 2 jobtap: wait-b",
+        "the host holds the job with the first outstanding dependency");
     errno = 0;
     ok (flux_jobtap_dependency_remove (jt->p, 2, "never") == -1
             && errno == ENOENT,
