@@ -30,8 +30,8 @@ struct jt_plugin *core_plugin_make (struct runtime *rt, const char *name)
     return jt;
 }
 
-static char conf_dir[64];
-static char conf_path[128];
+static char conf_dir[256];
+static char conf_path[300];
 
 void core_host_setup (const struct jobtap_host_ops *ops,
                       void *arg,
@@ -42,7 +42,9 @@ void core_host_setup (const struct jobtap_host_ops *ops,
 
     if (toml) {
         FILE *f;
-        snprintf (conf_dir, sizeof (conf_dir), "/tmp/core_util.XXXXXX");
+        const char *tmp = getenv ("TMPDIR");
+        snprintf (conf_dir, sizeof (conf_dir), "%s/core_util.XXXXXX",
+                  tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp (conf_dir))
             bail_out ("mkdtemp failed");
         snprintf (conf_path, sizeof (conf_path), "%s/jobtap.conf", conf_dir);
