@@ -302,8 +302,10 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             free (b);
         }
     }
-    if (conf_update (jt, rt->config ? rt->config : json_object (), err)
-        < 0)
+    json_t *empty = rt->config ? NULL : json_object ();
+    int rc = conf_update (jt, rt->config ? rt->config : empty, err);
+    json_decref (empty);
+    if (rc < 0)
         goto error;
     /* append: call order = load order */
     struct jt_plugin **pp = &rt->plugins;
@@ -401,13 +403,12 @@ static int plugin_load_lua (struct jt_plugin *jt,
 
 /* Resolve a relative name in 'dir', then the install search dir. */
 struct jt_plugin *plugin_load (struct runtime *rt,
-                                const char *name,
-                                      json_t *conf,
-                                      const char *dir,
-                                      jobtap_host_error_t *err)
+                               const char *name,
+                               json_t *conf,
+                               const char *dir,
+                               jobtap_host_error_t *err)
 {
     const char *dirs[3] = { dir, JOBTAP_PLUGIN_SEARCHDIR, NULL };
-    struct jt_plugin *jt;
 
     if (name[0] == '/' || !strncmp (name, "./", 2)
         || (name[0] == '.' && !strchr (name, '/')))
@@ -419,10 +420,8 @@ struct jt_plugin *plugin_load (struct runtime *rt,
         snprintf (path, sizeof (path), "%s/%s", dirs[i], name);
         if (access (path, F_OK) < 0)
             continue;
-        if ((jt = plugin_load_one (rt, path, conf, err)))
-            return jt;
-        if (errno != ENOENT)
-            return NULL;
+        /* the first file found is the plugin: its load error is final */
+        return plugin_load_one (rt, path, conf, err);
     }
     errprintf (err, "%s: No such plugin found", name);
     errno = ENOENT;

@@ -119,12 +119,13 @@ static void test_dso_errors (void)
           "^dlopen: .*undefined.so: undefined symbol: "
           "slurm_jobtap_test_no_such_symbol$",
           "with dlopen's message naming the symbol");
-    /* By name from a directory it fails too, but its message is not
-     * asserted: plugin_load takes dlopen's ENOENT for "not in this
-     * directory" and reports "undefined.so: No such plugin found". */
     ok (plugin_load (&rt, "undefined.so", NULL, TEST_PLUGIN_DIR, &err)
             == NULL,
         "the same DSO by name from a directory fails");
+    like (err.text,
+          "^dlopen: .*undefined.so: undefined symbol: "
+          "slurm_jobtap_test_no_such_symbol$",
+          "with dlopen's message, not 'No such plugin found'");
     isint (nplugins (), 2, "failed loads leave only the builtins");
 }
 
