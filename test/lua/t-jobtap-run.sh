@@ -14,6 +14,10 @@ job 1: update attributes.system.bank = "general"
 job 1: update attributes.system.queue = "batch"
 job 1: priority 16020
 job 1: state SCHED, priority 16020, dependencies []' "defaults and priority"
+# The runtime's end reports what the jansson pool held (at info: -v).
+out=$("$run" -v -C "$conf" --default-queue debug -t 10 2>&1 >/dev/null)
+like "$out" 'jobtap-run: info: jansson pool: (off|holds [0-9]+ KiB \([0-9]+ blocks\) of [0-9]+ MiB reserved; [0-9]+ KiB in use, high-water [0-9]+ KiB; 0 allocations past the range)' \
+	"the pool's report at the runtime's end"
 script=$(mktemp)
 cat >"$script" <<S
 submit -p batch -t 10 -A ops
