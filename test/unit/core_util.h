@@ -3,12 +3,19 @@
 #ifndef JOBTAP_TEST_CORE_UTIL_H
 #define JOBTAP_TEST_CORE_UTIL_H
 
+#include <flux/jobtap.h>
+
 struct runtime;
+struct job;
 
 /* An in-process jobtap plugin named 'name', appended to rt's plugins as
  * the loader would (no DSO, which would bring a second runtime).  Bails
  * out on failure. */
 struct jt_plugin *core_plugin_make (struct runtime *rt, const char *name);
+
+/* A job of rt with this id and state, urgency 16, in the table (the
+ * table holds the reference).  Bails out on failure. */
+struct job *core_job_in_table (struct runtime *rt, flux_jobid_t id, int state);
 
 /* The process's runtime (host_runtime), as the host API's entry points
  * use it: jobtap_host_init (ops, arg), then jobtap_host_load_config of

@@ -34,17 +34,6 @@ static void log_sink (int level, const char *msg, void *arg)
     (void)arg;
 }
 
-static struct job *job_in_table (flux_jobid_t id, int state)
-{
-    struct job *job = job_create (&rt, NULL, 1000, 16, 1.0);
-    if (!job)
-        bail_out ("job_create failed");
-    job->id = id;
-    job->state = state;
-    table_insert (job);
-    return job;
-}
-
 /* OUT errmsg of args, or "(none)". */
 static const char *errmsg_of (flux_plugin_arg_t *args)
 {
@@ -234,9 +223,9 @@ static int cb_custom (flux_plugin_t *p, const char *topic,
 
 static void test_reprioritize (struct jt_plugin *jt)
 {
-    struct job *a = job_in_table (2, FLUX_JOB_STATE_SCHED);
-    struct job *b = job_in_table (3, FLUX_JOB_STATE_PRIORITY);
-    struct job *c = job_in_table (4, FLUX_JOB_STATE_INACTIVE);
+    struct job *a = core_job_in_table (&rt, 2, FLUX_JOB_STATE_SCHED);
+    struct job *b = core_job_in_table (&rt, 3, FLUX_JOB_STATE_PRIORITY);
+    struct job *c = core_job_in_table (&rt, 4, FLUX_JOB_STATE_INACTIVE);
 
     core_trace_reset ();
     ok (flux_jobtap_reprioritize_job (jt->p, 2, 55) == 0,

@@ -50,17 +50,6 @@ static void op_cancel (uint64_t id, const char *type, const char *note,
     core_trace ("cancel %ju %s %s", (uintmax_t)id, type, note);
 }
 
-static struct job *job_in_table (flux_jobid_t id, int state)
-{
-    struct job *job = job_create (&rt, NULL, 1000, 16, 1.0);
-    if (!job)
-        bail_out ("job_create failed");
-    job->id = id;
-    job->state = state;
-    table_insert (job);
-    return job;
-}
-
 /* How many events of this name the job's eventlog has. */
 static int events_named (struct job *job, const char *name)
 {
@@ -86,7 +75,7 @@ static void test_not_jobtap (void)
     flux_plugin_t *p = flux_plugin_create ();
     flux_job_result_t r;
 
-    job_in_table (1, FLUX_JOB_STATE_DEPEND);
+    core_job_in_table (&rt, 1, FLUX_JOB_STATE_DEPEND);
     errno = 0;
     ok (flux_jobtap_job_aux_set (p, 1, "k", p, NULL) == -1 && errno == EINVAL,
         "job_aux_set with a non-jobtap plugin is EINVAL");
@@ -150,7 +139,7 @@ static void test_aux (struct jt_plugin *jt, struct jt_plugin *other)
 
 static void test_dependencies (struct jt_plugin *jt)
 {
-    struct job *job = job_in_table (2, FLUX_JOB_STATE_DEPEND);
+    struct job *job = core_job_in_table (&rt, 2, FLUX_JOB_STATE_DEPEND);
 
     core_trace_reset ();
     ok (flux_jobtap_dependency_add (jt->p, 2, "wait-a") == 0,
@@ -185,7 +174,7 @@ static void test_dependencies (struct jt_plugin *jt)
     errno = 0;
     ok (flux_jobtap_dependency_add (jt->p, 98, "x") == -1 && errno == ENOENT,
         "an unknown job is ENOENT");
-    job_in_table (3, FLUX_JOB_STATE_SCHED);
+    core_job_in_table (&rt, 3, FLUX_JOB_STATE_SCHED);
     errno = 0;
     ok (flux_jobtap_dependency_add (jt->p, 3, "x") == -1 && errno == EINVAL,
         "a job past DEPEND is EINVAL");
@@ -318,7 +307,7 @@ static void test_results (struct jt_plugin *jt)
 
     for (int i = 0; i < 5; i++) {
         flux_jobid_t id = 10 + i;
-        struct job *job = job_in_table (id, FLUX_JOB_STATE_RUN);
+        struct job *job = core_job_in_table (&rt, id, FLUX_JOB_STATE_RUN);
         json_t *ctx;
         if (i == 0) {
             errno = 0;
@@ -346,7 +335,7 @@ static void test_results (struct jt_plugin *jt)
 
 static void test_perilog (struct jt_plugin *jt)
 {
-    struct job *run = job_in_table (20, FLUX_JOB_STATE_RUN);
+    struct job *run = core_job_in_table (&rt, 20, FLUX_JOB_STATE_RUN);
     struct job *cleanup = table_find (&rt, 10);
 
     errno = 0;

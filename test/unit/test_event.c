@@ -95,17 +95,6 @@ static const struct jobtap_host_ops ops = {
     .keep_eventlog = true,
 };
 
-static struct job *job_in_table (flux_jobid_t id, int state)
-{
-    struct job *job = job_create (&rt, NULL, 1000, 16, 1.0);
-    if (!job)
-        bail_out ("job_create failed");
-    job->id = id;
-    job->state = state;
-    table_insert (job);
-    return job;
-}
-
 static char *eventlog_names (struct job *job)
 {
     static char buf[1024];
@@ -174,7 +163,7 @@ static void test_subscribers (void)
 {
     struct jt_plugin *u = core_plugin_make (&rt, "unsub"),
                      *s = core_plugin_make (&rt, "sub");
-    struct job *job = job_in_table (60, FLUX_JOB_STATE_NEW);
+    struct job *job = core_job_in_table (&rt, 60, FLUX_JOB_STATE_NEW);
 
     flux_plugin_add_handler (u->p, "job.event.*", cb_unsubscribe_first, NULL);
     flux_plugin_add_handler (s->p, "job.event.*", cb_hear_all, NULL);
@@ -259,7 +248,7 @@ static int cb_hear_b (flux_plugin_t *p,
 static void test_subscribers_change (void)
 {
     struct jt_plugin *a = core_plugin_make (&rt, "a");
-    struct job *job = job_in_table (62, FLUX_JOB_STATE_NEW);
+    struct job *job = core_job_in_table (&rt, 62, FLUX_JOB_STATE_NEW);
 
     other_plugin = core_plugin_make (&rt, "b");
     flux_plugin_add_handler (a->p, "job.event.*", cb_subscribe_other, NULL);
@@ -316,7 +305,7 @@ static int cb_post_memo (flux_plugin_t *p,
 static void test_queue (void)
 {
     struct jt_plugin *jt = core_plugin_make (&rt, "poster");
-    struct job *job = job_in_table (61, FLUX_JOB_STATE_NEW);
+    struct job *job = core_job_in_table (&rt, 61, FLUX_JOB_STATE_NEW);
     json_t *memo;
 
     poster_job = job;
@@ -342,7 +331,7 @@ static void test_queue (void)
 
 static void test_sync_host (void)
 {
-    struct job *job = job_in_table (70, FLUX_JOB_STATE_DEPEND);
+    struct job *job = core_job_in_table (&rt, 70, FLUX_JOB_STATE_DEPEND);
     struct job *prov;
 
     actions[0] = '\0';
@@ -403,7 +392,7 @@ static void test_sync_host (void)
 
 static void test_post_effects (void)
 {
-    struct job *job = job_in_table (71, FLUX_JOB_STATE_NEW);
+    struct job *job = core_job_in_table (&rt, 71, FLUX_JOB_STATE_NEW);
     json_t *ctx;
 
     actions[0] = '\0';
@@ -442,7 +431,7 @@ static void test_post_effects (void)
     job_forget (job);
 
     /* an exception the scheduler reported: it is not asked back */
-    job = job_in_table (72, FLUX_JOB_STATE_SCHED);
+    job = core_job_in_table (&rt, 72, FLUX_JOB_STATE_SCHED);
     actions[0] = '\0';
     ctx = json_pack ("{s:s s:i}", "type", "cancel", "severity", 0);
     ok (event_post_host (job, "exception", ctx) == 0
@@ -453,7 +442,7 @@ static void test_post_effects (void)
     job_forget (job);
 
     /* dependencies hold with their description, then priority */
-    job = job_in_table (73, FLUX_JOB_STATE_NEW);
+    job = core_job_in_table (&rt, 73, FLUX_JOB_STATE_NEW);
     actions[0] = '\0';
     ctx = json_pack ("{s:s}", "description", "wait-for-it");
     event_post (job, "dependency-add", ctx);
@@ -470,7 +459,7 @@ static void test_post_effects (void)
     job_forget (job);
 
     /* a jobspec update on a known job is told to the host */
-    job = job_in_table (74, FLUX_JOB_STATE_SCHED);
+    job = core_job_in_table (&rt, 74, FLUX_JOB_STATE_SCHED);
     actions[0] = '\0';
     ctx = json_pack ("{s:i}", "attributes.system.duration", 3);
     event_post_known (job, EV_JOBSPEC_UPDATE, ctx);
@@ -516,7 +505,7 @@ static void test_stack_calls (void)
     struct jt_plugin *a = core_plugin_make (&rt, "a"),
                      *b = core_plugin_make (&rt, "b"),
                      *c = core_plugin_make (&rt, "c");
-    struct job *job = job_in_table (80, FLUX_JOB_STATE_PRIORITY);
+    struct job *job = core_job_in_table (&rt, 80, FLUX_JOB_STATE_PRIORITY);
     flux_plugin_arg_t *args;
 
     flux_plugin_add_handler (a->p, "job.t.ok", cb_stack, "ok");
@@ -614,7 +603,7 @@ static int cb_unsubscribe_fail (flux_plugin_t *p,
 static void test_unsubscribe_then_fail (void)
 {
     struct jt_plugin *jt = core_plugin_make (&rt, "unsub-fail");
-    struct job *job = job_in_table (90, FLUX_JOB_STATE_SCHED);
+    struct job *job = core_job_in_table (&rt, 90, FLUX_JOB_STATE_SCHED);
 
     flux_plugin_add_handler (jt->p, "job.event.*", cb_unsubscribe_fail, NULL);
     ok (flux_jobtap_job_subscribe (jt->p, 90) == 0, "subscribed to job 90");
