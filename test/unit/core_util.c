@@ -1,5 +1,6 @@
 /* Helpers of the module unit tests (core_util.h). */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,4 +115,31 @@ int core_trace_count (const char *what)
     for (const char *s = trace; len && (s = strstr (s, what)); s += len)
         n++;
     return n;
+}
+
+void core_trace_hold (uint64_t id, const char *reason, void *arg)
+{
+    (void)arg;
+    core_trace ("hold %ju %s", (uintmax_t)id, reason);
+}
+
+void core_trace_release (uint64_t id, void *arg)
+{
+    (void)arg;
+    core_trace ("release %ju", (uintmax_t)id);
+}
+
+void core_trace_set_priority (uint64_t id, int64_t priority, void *arg)
+{
+    (void)arg;
+    core_trace ("priority %ju %jd", (uintmax_t)id, (intmax_t)priority);
+}
+
+void core_trace_cancel (uint64_t id,
+                        const char *type,
+                        const char *note,
+                        void *arg)
+{
+    (void)arg;
+    core_trace ("cancel %ju %s %s", (uintmax_t)id, type, note);
 }

@@ -3,6 +3,7 @@
 #ifndef JOBTAP_TEST_CORE_UTIL_H
 #define JOBTAP_TEST_CORE_UTIL_H
 
+#include <stdint.h>
 #include <flux/jobtap.h>
 
 struct runtime;
@@ -34,5 +35,16 @@ const char *core_trace_text (void);
 void core_trace_reset (void);
 /* How many times 'what' occurs in the trace. */
 int core_trace_count (const char *what);
+
+/* Host actions (struct jobtap_host_ops) that record themselves in the
+ * trace: "hold ID REASON", "release ID", "priority ID N",
+ * "cancel ID TYPE NOTE". */
+void core_trace_hold (uint64_t id, const char *reason, void *arg);
+void core_trace_release (uint64_t id, void *arg);
+void core_trace_set_priority (uint64_t id, int64_t priority, void *arg);
+void core_trace_cancel (uint64_t id,
+                        const char *type,
+                        const char *note,
+                        void *arg);
 
 #endif

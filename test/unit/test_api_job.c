@@ -31,25 +31,6 @@ static void log_sink (int level, const char *msg, void *arg)
     snprintf (last_log, sizeof (last_log), "%s", msg);
 }
 
-static void op_hold (uint64_t id, const char *reason, void *arg)
-{
-    (void)arg;
-    core_trace ("hold %ju %s", (uintmax_t)id, reason);
-}
-
-static void op_release (uint64_t id, void *arg)
-{
-    (void)arg;
-    core_trace ("release %ju", (uintmax_t)id);
-}
-
-static void op_cancel (uint64_t id, const char *type, const char *note,
-                       void *arg)
-{
-    (void)arg;
-    core_trace ("cancel %ju %s %s", (uintmax_t)id, type, note);
-}
-
 /* How many events of this name the job's eventlog has. */
 static int events_named (struct job *job, const char *name)
 {
@@ -388,9 +369,9 @@ int main (void)
 {
     struct jt_plugin *jt, *other;
 
-    rt.ops.hold = op_hold;
-    rt.ops.release = op_release;
-    rt.ops.cancel = op_cancel;
+    rt.ops.hold = core_trace_hold;
+    rt.ops.release = core_trace_release;
+    rt.ops.cancel = core_trace_cancel;
     rt.ops.keep_eventlog = true;
     runtime_log_sink (log_sink, NULL);
     jt = core_plugin_make (&rt, "api.so");

@@ -38,12 +38,8 @@ static void op_set_priority (uint64_t id, int64_t priority, void *arg)
 
 static struct job *job_in_table (flux_jobid_t id, int state, int urgency)
 {
-    struct job *job = job_create (&rt, NULL, 1000, urgency, 1.0);
-    if (!job)
-        bail_out ("job_create failed");
-    job->id = id;
-    job->state = state;
-    table_insert (job);
+    struct job *job = core_job_in_table (&rt, id, state);
+    job->urgency = urgency;
     return job;
 }
 

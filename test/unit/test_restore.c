@@ -27,22 +27,10 @@ static void op_log (int level, const char *msg, void *arg)
         skipped_logged++;
 }
 
-static void op_hold (uint64_t id, const char *reason, void *arg)
-{
-    (void)arg;
-    core_trace ("hold %ju %s", (uintmax_t)id, reason);
-}
-
-static void op_set_priority (uint64_t id, int64_t priority, void *arg)
-{
-    (void)arg;
-    core_trace ("priority %ju %jd", (uintmax_t)id, (intmax_t)priority);
-}
-
 static const struct jobtap_host_ops ops = {
     .log = op_log,
-    .hold = op_hold,
-    .set_priority = op_set_priority,
+    .hold = core_trace_hold,
+    .set_priority = core_trace_set_priority,
     .keep_eventlog = true,
 };
 

@@ -30,29 +30,11 @@ static void op_log (int level, const char *msg, void *arg)
     snprintf (last_log, sizeof (last_log), "%s", msg);
 }
 
-static void op_hold (uint64_t id, const char *reason, void *arg)
-{
-    (void)arg;
-    core_trace ("hold %ju %s", (uintmax_t)id, reason);
-}
-
-static void op_release (uint64_t id, void *arg)
-{
-    (void)arg;
-    core_trace ("release %ju", (uintmax_t)id);
-}
-
-static void op_set_priority (uint64_t id, int64_t priority, void *arg)
-{
-    (void)arg;
-    core_trace ("priority %ju %jd", (uintmax_t)id, (intmax_t)priority);
-}
-
 static const struct jobtap_host_ops ops = {
     .log = op_log,
-    .hold = op_hold,
-    .release = op_release,
-    .set_priority = op_set_priority,
+    .hold = core_trace_hold,
+    .release = core_trace_release,
+    .set_priority = core_trace_set_priority,
     .keep_eventlog = true,
 };
 
