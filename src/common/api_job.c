@@ -4,6 +4,7 @@
  * takes the runtime lock and reaches the runtime through its plugin. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -505,21 +506,57 @@ static int perilog_post (struct job *job,
     return rc;
 }
 
-int flux_jobtap_prolog_start (flux_plugin_t *p, const char *description)
+/* prolog/epilog-start for the current job: a prolog before CLEANUP, an
+ * epilog in CLEANUP. */
+static int perilog_start (flux_plugin_t *p,
+                          const char *name,
+                          const char *description,
+                          bool epilog)
 {
     struct runtime *rt = jt_runtime (p);
     struct job *job;
     int rc = -1;
 
     runtime_lock ();
-    if (!jt_get (p) || !description || !(job = current_job (rt))
-        || job->state == FLUX_JOB_STATE_CLEANUP
-        || job->state == FLUX_JOB_STATE_INACTIVE)
+    if (!rt || !description || !(job = current_job (rt))
+        || (epilog ? job->state != FLUX_JOB_STATE_CLEANUP
+                   : job->state == FLUX_JOB_STATE_CLEANUP
+                         || job->state == FLUX_JOB_STATE_INACTIVE))
         errno = EINVAL;
     else
-        rc = perilog_post (job, "prolog-start", description, 0, false);
+        rc = perilog_post (job, name, description, 0, false);
     runtime_unlock ();
     return rc;
+}
+
+/* prolog/epilog-finish for an active job (an epilog's in CLEANUP). */
+static int perilog_finish (flux_plugin_t *p,
+                           flux_jobid_t id,
+                           const char *name,
+                           const char *description,
+                           int status,
+                           bool epilog)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!jt_get (p))
+        errno = EINVAL;
+    else if (!(job = lookup_active_jobid (p, id)))
+        ;
+    else if (!description
+             || (epilog && job->state != FLUX_JOB_STATE_CLEANUP))
+        errno = EINVAL;
+    else
+        rc = perilog_post (job, name, description, status, true);
+    runtime_unlock ();
+    return rc;
+}
+
+int flux_jobtap_prolog_start (flux_plugin_t *p, const char *description)
+{
+    return perilog_start (p, "prolog-start", description, false);
 }
 
 int flux_jobtap_prolog_finish (flux_plugin_t *p,
@@ -527,36 +564,12 @@ int flux_jobtap_prolog_finish (flux_plugin_t *p,
                                const char *description,
                                int status)
 {
-    struct job *job;
-    int rc = -1;
-
-    runtime_lock ();
-    if (!jt_get (p))
-        errno = EINVAL;
-    else if (!(job = lookup_active_jobid (p, id)))
-        ;
-    else if (!description)
-        errno = EINVAL;
-    else
-        rc = perilog_post (job, "prolog-finish", description, status, true);
-    runtime_unlock ();
-    return rc;
+    return perilog_finish (p, id, "prolog-finish", description, status, false);
 }
 
 int flux_jobtap_epilog_start (flux_plugin_t *p, const char *description)
 {
-    struct runtime *rt = jt_runtime (p);
-    struct job *job;
-    int rc = -1;
-
-    runtime_lock ();
-    if (!jt_get (p) || !description || !(job = current_job (rt))
-        || job->state != FLUX_JOB_STATE_CLEANUP)
-        errno = EINVAL;
-    else
-        rc = perilog_post (job, "epilog-start", description, 0, false);
-    runtime_unlock ();
-    return rc;
+    return perilog_start (p, "epilog-start", description, true);
 }
 
 int flux_jobtap_epilog_finish (flux_plugin_t *p,
@@ -564,18 +577,5 @@ int flux_jobtap_epilog_finish (flux_plugin_t *p,
                                const char *description,
                                int status)
 {
-    struct job *job;
-    int rc = -1;
-
-    runtime_lock ();
-    if (!jt_get (p))
-        errno = EINVAL;
-    else if (!(job = lookup_active_jobid (p, id)))
-        ;
-    else if (!description || job->state != FLUX_JOB_STATE_CLEANUP)
-        errno = EINVAL;
-    else
-        rc = perilog_post (job, "epilog-finish", description, status, true);
-    runtime_unlock ();
-    return rc;
+    return perilog_finish (p, id, "epilog-finish", description, status, true);
 }

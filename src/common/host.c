@@ -244,9 +244,7 @@ int jobtap_host_job_priority (uint64_t id, int64_t *priority)
     runtime_lock ();
     if (!priority)
         errno = EINVAL;
-    else if (!(job = table_find (rt, id)) || !job_is_bound (job))
-        errno = ENOENT;
-    else {
+    else if ((job = table_find_bound (rt, id))) {
         /* at rest in PRIORITY means no plugin has given a priority */
         *priority = job->state == FLUX_JOB_STATE_PRIORITY
                         ? JOBTAP_PRIORITY_UNAVAIL
@@ -470,10 +468,8 @@ int jobtap_host_job_state (uint64_t id)
     int state = -1;
 
     runtime_lock ();
-    if ((job = table_find (rt, id)) && job_is_bound (job))
+    if ((job = table_find_bound (rt, id)))
         state = job->state;
-    else
-        errno = ENOENT;
     runtime_unlock ();
     return state;
 }

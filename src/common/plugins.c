@@ -200,6 +200,18 @@ struct jt_plugin *plugin_find (struct runtime *rt, const char *list_name)
     return NULL;
 }
 
+/* A plugin of jt's list name is loaded: err says so, errno EEXIST. */
+static bool plugin_loaded_already (struct runtime *rt,
+                                   struct jt_plugin *jt,
+                                   jobtap_host_error_t *err)
+{
+    if (!plugin_find (rt, jt->list_name))
+        return false;
+    errprintf (err, "%s already loaded", jt->list_name);
+    errno = EEXIST;
+    return true;
+}
+
 static char *basename_dup (const char *path)
 {
     const char *s = strrchr (path, '/');
@@ -256,11 +268,8 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             errprintf (err, "out of memory");
             goto error;
         }
-        if (plugin_find (rt, jt->list_name)) {
-            errprintf (err, "%s already loaded", jt->list_name);
-            errno = EEXIST;
+        if (plugin_loaded_already (rt, jt, err))
             goto error;
-        }
         if (plugin_init_builtin (jt->p, b->init) < 0) {
             errprintf (err, "%s", flux_plugin_strerror (jt->p));
             goto error;
@@ -271,11 +280,8 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             errprintf (err, "out of memory");
             goto error;
         }
-        if (plugin_find (rt, jt->list_name)) {
-            errprintf (err, "%s already loaded", jt->list_name);
-            errno = EEXIST;
+        if (plugin_loaded_already (rt, jt, err))
             goto error;
-        }
         flux_plugin_set_flags (jt->p, FLUX_PLUGIN_RTLD_NOW);
         if (has_suffix (path, ".lua")) {
             if (plugin_load_lua (jt, path, err) < 0)
@@ -433,7 +439,9 @@ static bool is_glob (const char *s)
     return strpbrk (s, "*?[") != NULL;
 }
 
-int plugin_remove (struct runtime *rt, const char *arg, jobtap_host_error_t *err)
+int plugin_remove (struct runtime *rt,
+                   const char *arg,
+                   jobtap_host_error_t *err)
 {
     int count = 0;
     struct jt_plugin *jt = rt->plugins;
