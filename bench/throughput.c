@@ -78,7 +78,7 @@ static void *submitter (void *arg)
         } else {
             atomic_fetch_add (&rejected, 1);
             if (!first_error)
-                first_error = slurm_strerror (slurm_get_errno ());
+                first_error = slurm_strerror (errno);
         }
         slurm_free_submit_response_response_msg (resp);
     }

@@ -27,3 +27,110 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
+
+# The Debian packages a machine needs to build, test and package slurm-jobtap
+# (scripts/bootstrap installs them; a release root is made with them).
+# slurmctld/slurmd/munge are the real daemons of the private test cluster;
+# dpkg-dev gives `apt-get source`; libmunge-dev is needed by Slurm's configure.
+jobtap_packages() {
+	echo build-essential gcc g++ make pkg-config meson ninja-build dpkg-dev python3 \
+		libslurm-dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \
+		munge slurmctld slurmd slurm-client iproute2 procps valgrind \
+		debhelper fakeroot lintian
+}
+
+# What a clean root for the package install test starts with: the Slurm
+# daemons and pkg-config, nothing of ours and none of our build dependencies.
+jobtap_clean_root_packages() {
+	echo munge slurmctld slurmd slurm-client pkg-config iproute2 procps python3
+}
+
+# The Slurm releases (major.minor) we build and test against, each with the
+# Debian suite that ships it.
+jobtap_release_suite() {
+	case "$1" in
+	22.05) echo bookworm ;;
+	24.11) echo trixie ;;
+	*) return 1 ;;
+	esac
+}
+
+jobtap_suite_release() {
+	case "$1" in
+	bookworm) echo 22.05 ;;
+	trixie) echo 24.11 ;;
+	*) return 1 ;;
+	esac
+}
+
+# The releases a --slurm argument names: "all", or one supported release.
+jobtap_releases() {
+	case "$1" in
+	all) echo 22.05 24.11 ;;
+	*) jobtap_release_suite "$1" >/dev/null && echo "$1" ;;
+	esac
+}
+
+# The installed Slurm's upstream version, e.g. 22.05.8 (from the public
+# header, the same place meson.build reads it).
+jobtap_slurm_version() {
+	local num
+	num=$(sed -n 's/^#define SLURM_VERSION_NUMBER 0x\([0-9a-fA-F]*\).*/\1/p' \
+		/usr/include/slurm/slurm_version.h 2>/dev/null)
+	[ -n "$num" ] || return 1
+	printf '%d.%02d.%d\n' $((16#${num:0:2})) $((16#${num:2:2})) $((16#${num:4:2}))
+}
+
+# This machine's own Slurm release (major.minor): the installed one, else
+# the one its Debian release ships (before bootstrap has installed it).
+jobtap_host_release() {
+	local v
+	if v=$(jobtap_slurm_version); then
+		echo "${v%.*}"
+	else
+		jobtap_suite_release "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" || echo unknown
+	fi
+}
+
+# Where release-root keeps the root for SUITE (FLAVOUR: dev or clean).
+jobtap_release_root_dir() {
+	echo "$(jobtap_cache_dir)/root-$1-${2:-dev}"
+}
+
+# apt sources (deb822, deb and deb-src) for Debian SUITE, derived from this
+# system's own enabled entries for its release: the same archives, options and
+# keys, the suite names changed (bookworm-security -> trixie-security). We
+# never name an archive host ourselves.
+jobtap_apt_sources() {
+	local to=$1 from f
+	from=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$from" ] || die "cannot tell the Debian release from /etc/os-release"
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		case "$f" in */slurm-jobtap-deb-src.sources) continue ;; esac
+		awk -v from="$from" -v to="$to" '
+			function flush(t, i) {
+				if (n && is_deb && has_rel && !disabled)
+					for (t = 0; t < 2; t++) {
+						print (t ? "Types: deb-src" : "Types: deb")
+						for (i = 1; i <= n; i++) print lines[i]
+						print ""
+					}
+				n = 0; is_deb = 0; has_rel = 0; disabled = 0
+			}
+			/^[ \t]*#/ { next }
+			/^[ \t]*$/ { flush(); next }
+			/^Types:/ { if ($0 ~ /[ \t]deb([ \t]|$)/) is_deb = 1; next }
+			/^Enabled:[ \t]*no/ { disabled = 1 }
+			/^Suites:/ { if ($0 ~ ("[ \t]" from "([ \t-]|$)")) has_rel = 1; gsub(from, to) }
+			{ lines[++n] = $0 }
+			END { flush() }' "$f"
+	done
+	# one-line format: "deb [opts] uri suite comps".
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -e "$f" ] || continue
+		case "$f" in */slurm-jobtap-deb-src.list) continue ;; esac
+		awk -v from="$from" -v to="$to" '$1 == "deb" && $0 ~ ("[ \t]" from "([ \t-]|$)") {
+			gsub(from, to); print; sub(/^deb/, "deb-src"); print }' "$f"
+	done
+}

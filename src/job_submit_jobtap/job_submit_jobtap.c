@@ -9,6 +9,7 @@
 
 #include "adapter.h"
 #include "host.h"
+#include "slurm_compat.h"
 
 const char plugin_name[] = "jobtap job_submit plugin";
 const char plugin_type[] = "job_submit/jobtap";
@@ -34,8 +35,16 @@ extern int job_submit (job_desc_msg_t *job_desc, uint32_t submit_uid,
     return jobtap_slurm_job_submit (job_desc, submit_uid, err_msg);
 }
 
+#if JOBTAP_JOB_MODIFY_HAS_ERR_MSG
+extern int job_modify (job_desc_msg_t *job_desc, job_record_t *job_ptr,
+                       uint32_t submit_uid, char **err_msg)
+{
+    return jobtap_slurm_job_modify (job_desc, job_ptr, submit_uid, err_msg);
+}
+#else
 extern int job_modify (job_desc_msg_t *job_desc, job_record_t *job_ptr,
                        uint32_t submit_uid)
 {
-    return jobtap_slurm_job_modify (job_desc, job_ptr, submit_uid);
+    return jobtap_slurm_job_modify (job_desc, job_ptr, submit_uid, NULL);
 }
+#endif

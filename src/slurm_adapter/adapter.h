@@ -19,9 +19,12 @@ void jobtap_slurm_fini (const char *plugin_type);
 int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                              uint32_t submit_uid,
                              char **err_msg);
+/* err_msg: where the release lets a rejection's text reach the user of
+ * scontrol update (NULL where it does not: slurm_compat.h). */
 int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              job_record_t *job,
-                             uint32_t submit_uid);
+                             uint32_t submit_uid,
+                             char **err_msg);
 
 /* site_factor/jobtap */
 void jobtap_slurm_site_factor_set (job_record_t *job);

@@ -16,6 +16,7 @@
 #include "ctx.h"
 #include "host.h"
 #include "queue.h"
+#include "slurm_compat.h"
 
 /* Tell the runtime about jobs that started or left Slurm, so it follows
  * the lifecycle and forgets finished jobs. */
@@ -39,15 +40,16 @@ static void sweep_jobs (void)
     json_decref (ids);
 }
 
-/* slurmctld has finished starting: the RPC thread is created after the
- * priority plugin's init().  Before that the agent must not act: setting
- * a priority (set_job_prio) would load priority/multifactor, whose init()
- * takes the job write lock the agent holds, and slurmctld dies with
+/* slurmctld has finished starting, after the priority plugin's init()
+ * (slurm_compat.h says how each release shows it).  Before that the agent
+ * must not act: setting a priority (set_job_prio) would load
+ * priority/multifactor, whose init() takes the job write lock the agent
+ * holds, and slurmctld dies with
  * "lock_slurmctld: pthread_rwlock_wrlock(): Resource deadlock avoided".
  * No submission can arrive before then either. */
 static bool slurmctld_ready (void)
 {
-    return slurmctld_config.thread_id_rpc != 0;
+    return JOBTAP_SLURMCTLD_STARTED ();
 }
 
 static void *agent_main (void *arg)

@@ -136,9 +136,26 @@ static json_t *added_updates (json_t *request, json_t *final)
 /* scontrol update: job.update.<key> for each changed field, then
  * job.validate on the updated jobspec (unless a handler validated it),
  * then job.update. Keys no plugin handles follow Slurm's own rules. */
+/* A rejected update's reason: in slurmctld's log always, and to the user
+ * where the release lets it through (err_msg not NULL). */
+static int reject_update (job_record_t *job,
+                          uint32_t submit_uid,
+                          const char *why,
+                          char **err_msg)
+{
+    info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
+          why);
+    if (err_msg) {
+        xfree (*err_msg);
+        *err_msg = xstrdup (why);
+    }
+    return ESLURM_ACCESS_DENIED;
+}
+
 static int update_from_modify (job_desc_msg_t *desc,
                                job_record_t *job,
-                               uint32_t submit_uid)
+                               uint32_t submit_uid,
+                               char **err_msg)
 {
     json_t *request = jobspec_updates_from_desc (desc);
     json_t *final = NULL, *added = NULL;
@@ -156,18 +173,14 @@ static int update_from_modify (job_desc_msg_t *desc,
     if (jobtap_host_job_update_ex (job->job_id, request, submit_uid, role,
                                    JOBTAP_UPDATE_UNHANDLED_OK, &final,
                                    &err) < 0) {
-        info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
-              err.text);
-        rc = ESLURM_ACCESS_DENIED;
+        rc = reject_update (job, submit_uid, err.text, err_msg);
         goto out_restore;
     }
     added = added_updates (request, final);
     if (json_object_size (added) > 0 &&
         jobspec_apply_updates (desc, added, &msg) < 0) {
-        info ("jobtap: update of %pJ by uid %u rejected: %s", job, submit_uid,
-              msg);
+        rc = reject_update (job, submit_uid, msg, err_msg);
         xfree (msg);
-        rc = ESLURM_ACCESS_DENIED;
     }
 out_restore:
     actions_write_end (had);
@@ -180,16 +193,22 @@ out:
 
 int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              job_record_t *job,
-                             uint32_t submit_uid)
+                             uint32_t submit_uid,
+                             char **err_msg)
 {
     /* Only the shim may lift its own holds (operators may override). */
     if (desc->priority != NO_VAL && desc->priority != 0 &&
         actions_held_by_shim (job) && !validate_operator (submit_uid)) {
         info ("jobtap: refusing to release %pJ for uid %u: %s", job, submit_uid,
               job->state_desc);
+        if (err_msg) {
+            xfree (*err_msg);
+            *err_msg = xstrdup_printf ("held by jobtap: %s",
+                                       job->state_desc ? job->state_desc : "?");
+        }
         return ESLURM_ACCESS_DENIED;
     }
     if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
         follow_user_hold (desc, job);
-    return update_from_modify (desc, job, submit_uid);
+    return update_from_modify (desc, job, submit_uid, err_msg);
 }

@@ -19,6 +19,7 @@
 #include "jobspec.h"
 #include "jobspec_build.h"
 #include "jobspec_update.h"
+#include "slurm_compat.h"
 
 #define URGENCY_HOLD 0
 #define URGENCY_DEFAULT 16
@@ -82,7 +83,7 @@ static void fields_from_desc (const job_desc_msg_t *d,
     f->exclusive = d->shared == JOB_SHARED_NONE;
     f->tres_per_job = d->tres_per_job;
     f->tres_per_node = d->tres_per_node;
-    f->tres_per_task = d->tres_per_task;
+    f->tres_per_task = jobtap_compat_tres_per_task (d->tres_per_task);
     /* slurmctld fills these in when the job is created; do the same so a
      * policy sees the values the job will really get. */
     f->partition =
@@ -108,7 +109,7 @@ static void fields_from_desc (const job_desc_msg_t *d,
 
 static void fields_from_record (const job_record_t *j, struct jobspec_fields *f)
 {
-    const struct job_details *det = j->details;
+    const jobtap_job_details_t *det = j->details;
 
     memset (f, 0, sizeof (*f));
     if (det) {
@@ -133,7 +134,7 @@ static void fields_from_record (const job_record_t *j, struct jobspec_fields *f)
     }
     f->tres_per_job = j->tres_per_job;
     f->tres_per_node = j->tres_per_node;
-    f->tres_per_task = j->tres_per_task;
+    f->tres_per_task = jobtap_compat_tres_per_task (j->tres_per_task);
     f->partition = j->partition;
     f->time_limit = minutes (j->time_limit);
     f->account = j->account;

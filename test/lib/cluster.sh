@@ -10,7 +10,8 @@
 # Slurm's own. Teardown cancels the cluster's jobs, then ends only the daemons
 # it started, by pid. On failure the dir is kept and the log tails are printed.
 #
-# Environment: JOBTAP_BUILD_DIR (default: <top>/build), CLUSTER_KEEP=1 keeps
+# Environment: JOBTAP_BUILD_DIR (default: <top>/build; "installed" runs the
+# plugins installed in Slurm's PluginDir instead), CLUSTER_KEEP=1 keeps
 # the dir even on success, CLUSTER_DEBUG (SlurmctldDebug level, default debug).
 
 CLUSTER_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -50,6 +51,7 @@ _cluster_free_port() {
 # through a link takes $ORIGIN from the link's dir.
 _cluster_stage_plugins() {
 	local so rel
+	[ "$CLUSTER_BUILD" = installed ] && return 0
 	for so in "$CLUSTER_BUILD"/src/*/*.so* "$CLUSTER_BUILD"/lua/*.so; do
 		[ -f "$so" ] || continue # also skips the *.so.p object dirs
 		rel=${so#"$CLUSTER_BUILD"/}
@@ -88,6 +90,11 @@ cluster_dump_logs() {
 		printf '# ---- %s (last 40 lines) ----\n' "$f"
 		tail -n 40 "$f" | sed 's/^/# /'
 	done
+}
+
+# The Slurm release the cluster runs, as major * 100 + minor (2411).
+_cluster_slurm_release() {
+	/usr/sbin/slurmctld -V | awk '{ split($2, v, "."); print v[1] * 100 + v[2] }'
 }
 
 _cluster_write_conf() {
@@ -148,6 +155,11 @@ EOF
 		printf '%s\n' "$line"
 	done <<<"$defaults" >"$CLUSTER_DIR/slurm.conf"
 	[ -n "$extra" ] && printf '%s\n' "$extra" >>"$CLUSTER_DIR/slurm.conf"
+	# Since 24.11 slurmd sets up cgroups even with proctrack/pgid; the
+	# cluster must not touch the machine's (and a chroot has none).
+	if [ "$(_cluster_slurm_release)" -ge 2411 ]; then
+		echo "CgroupPlugin=disabled" >"$CLUSTER_DIR/cgroup.conf"
+	fi
 	return 0
 }
 

@@ -12,6 +12,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobspec.h"
+#include "slurm_compat.h"
 #include "tap.h"
 
 /* Two partitions: "debug" (the default; no DefaultTime, MaxTime 2 hours)
@@ -239,7 +240,7 @@ static void test_record (void)
 {
     job_desc_msg_t d;
     job_record_t j;
-    struct job_details det;
+    jobtap_job_details_t det;
 
     desc_init (&d);
     d.min_nodes = 1;
