@@ -39,6 +39,7 @@
 #include "host.h"
 #include "instance.h"
 #include "queue.h"
+#include "slurm_compat.h"
 
 struct adapter_ctx adapter_instance = ADAPTER_CTX_INIT;
 
@@ -79,10 +80,15 @@ int jobtap_slurm_init (const char *plugin_type)
         xfree (path);
     }
     if (jobtap_host_load_config (path, &err) < 0) {
-        error ("jobtap: %s", err.text);
+        if (JOBTAP_RECONFIGURING ())
+            error ("jobtap: reconfigure failed: %s", err.text);
+        else
+            error ("jobtap: %s", err.text);
         jobtap_host_fini ();
         goto fail;
     }
+    if (JOBTAP_RECONFIGURING ())
+        info ("jobtap: configuration reloaded");
     conf_load (&ctx->conf);
     json_t *names = jobtap_host_plugin_list (false);
     char *list = json_dumps (names, JSON_COMPACT);

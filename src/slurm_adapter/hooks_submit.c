@@ -203,8 +203,8 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
               job->state_desc);
         if (err_msg) {
             xfree (*err_msg);
-            *err_msg = xstrdup_printf ("held by jobtap: %s",
-                                       job->state_desc ? job->state_desc : "?");
+            *err_msg = xstrdup (job->state_desc ? job->state_desc
+                                                : "held by jobtap");
         }
         return ESLURM_ACCESS_DENIED;
     }

@@ -9,7 +9,9 @@
 #ifndef SLURM_JOBTAP_SLURM_COMPAT_H
 #define SLURM_JOBTAP_SLURM_COMPAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "slurm/slurm.h"
@@ -34,6 +36,18 @@ typedef __typeof__ (*((job_record_t *)NULL)->details) jobtap_job_details_t;
 #define JOBTAP_SLURMCTLD_STARTED() (slurmctld_config.thread_id_save != 0)
 #else
 #define JOBTAP_SLURMCTLD_STARTED() (slurmctld_config.thread_id_rpc != 0)
+#endif
+
+/* scontrol reconfigure: 22.05 calls site_factor_p_reconfig() in the running
+ * slurmctld. 24.11 starts slurmctld anew instead (exec, and under -D in
+ * place), so init() loads the new configuration; it marks that start with
+ * SLURMCTLD_RECONF in the environment. If init() fails there, a daemonized
+ * slurmctld carries on with the old process and configuration, and one
+ * under -D exits. */
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+#define JOBTAP_RECONFIGURING() (getenv ("SLURMCTLD_RECONF") != NULL)
+#else
+#define JOBTAP_RECONFIGURING() false
 #endif
 
 /* Since 24.11 (checked there) sbatch -c N also sends "cpu=N" as the first

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# A plugin Slurm cannot load must make the harness fail loudly: slurmctld only
-# logs "cannot create site_factor context" for a bad site_factor name and
-# carries on without it.
+# A plugin Slurm cannot load must make the harness fail loudly: slurmctld
+# 22.05 only logs "cannot create site_factor context" for a bad site_factor
+# name and carries on without it; 24.11 exits.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 
 out=$( (cluster_start --conf 'PrioritySiteFactorPlugin=site_factor/nonexistent' && cluster_stop) 2>&1)
 ok $((!$?)) "cluster_start fails when site_factor plugin is missing"
-like "$out" 'slurmctld failed to load a plugin' "harness says a plugin failed to load"
-like "$out" 'cannot create site_factor context for site_factor/nonexistent' "and quotes slurmctld's log line"
+if [ "$(cluster_slurm_release)" -ge 2411 ]; then
+	like "$out" 'slurmctld exited during start-up' "harness reports slurmctld exiting"
+	like "$out" 'site_factor/nonexistent' "log tail names the missing plugin"
+else
+	like "$out" 'slurmctld failed to load a plugin' "harness says a plugin failed to load"
+	like "$out" 'cannot create site_factor context for site_factor/nonexistent' "and quotes slurmctld's log line"
+fi
 like "$out" 'logs kept in ' "logs are kept"
 rm -rf "$(sed -n 's/^cluster: logs kept in //p' <<<"$out")"
 

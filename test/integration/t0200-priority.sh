@@ -55,6 +55,9 @@ is "$(squeue -h -j "$nw" -o '%u %r')" "nobody jobtap: wait for release-y" "nobod
 out=$(as_nobody scontrol release "$nw" 2>&1)
 ok $((!$?)) "its user cannot release it"
 like "$out" 'Access/permission denied' "scontrol says access denied"
+if [ "$(cluster_slurm_release)" -ge 2411 ]; then
+	like "$out" "jobtap: wait for release-y" "and why (24.11)"
+fi
 like "$(cluster_log)" "jobtap: refusing to release JobId=$nw for uid $(id -u nobody): jobtap: wait for release-y" \
 	"slurmctld logs why"
 is "$(reason "$nw")" "jobtap: wait for release-y" "the job is still held by jobtap"

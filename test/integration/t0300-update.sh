@@ -19,6 +19,10 @@ field() { scontrol show job -o "$id" | grep -o " $1=[^ ]*" | cut -d= -f2-; }
 out=$(scontrol update job="$id" TimeLimit=3-0 2>&1)
 ok $((!$?)) "a 3-day TimeLimit update is refused"
 like "$out" 'Access/permission denied' "scontrol reports the refusal"
+if [ "$(cluster_slurm_release)" -ge 2411 ]; then
+	is "$out" "scontrol: error: duration 259200s exceeds the limit of 86400s
+Access/permission denied for job $id" "with the policy's reason first (24.11; 22.05 has no way to pass it)"
+fi
 like "$(cluster_log)" "jobtap: update of JobId=$id by uid 0 rejected: duration 259200s exceeds the limit of 86400s" \
 	"job.validate on the updated jobspec refused it, logged with the reason"
 is "$(field TimeLimit)" 00:10:00 "the time limit is unchanged"
@@ -33,6 +37,9 @@ out=$(scontrol update job="$id" Name=badname 2>&1)
 ok $((!$?)) "a name refused by job.update.attributes.system.job.name fails"
 like "$(cluster_log)" "jobtap: update of JobId=$id by uid 0 rejected: job name badname is not allowed" \
 	"the handler's message is logged"
+if [ "$(cluster_slurm_release)" -ge 2411 ]; then
+	like "$out" "^scontrol: error: job name badname is not allowed" "and shown to the user (24.11)"
+fi
 is "$(field JobName)" first "the name is unchanged"
 scontrol update job="$id" Name=goodname
 ok $? "an allowed name is accepted"

@@ -1,6 +1,8 @@
 # A private one-node Slurm cluster for tests and the demo. Sourced.
 #
 #   cluster_start [--conf LINES] [--jobtap-conf FILE] [--no-jobtap]
+#                 [--ctld-daemon]  slurmctld daemonized, as in production
+#                 (24.11's reconfigure starts it anew: cluster_ctld_pid follows)
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
 #   cluster_stop  [--failed]
 #
@@ -92,8 +94,9 @@ cluster_dump_logs() {
 	done
 }
 
-# The Slurm release the cluster runs, as major * 100 + minor (2411).
-_cluster_slurm_release() {
+# The Slurm release the cluster runs, as major * 100 + minor (2411), for
+# tests whose expectations differ by release.
+cluster_slurm_release() {
 	/usr/sbin/slurmctld -V | awk '{ split($2, v, "."); print v[1] * 100 + v[2] }'
 }
 
@@ -157,7 +160,7 @@ EOF
 	[ -n "$extra" ] && printf '%s\n' "$extra" >>"$CLUSTER_DIR/slurm.conf"
 	# Since 24.11 slurmd sets up cgroups even with proctrack/pgid; the
 	# cluster must not touch the machine's (and a chroot has none).
-	if [ "$(_cluster_slurm_release)" -ge 2411 ]; then
+	if [ "$(cluster_slurm_release)" -ge 2411 ]; then
 		echo "CgroupPlugin=disabled" >"$CLUSTER_DIR/cgroup.conf"
 	fi
 	return 0
@@ -227,13 +230,14 @@ cluster_start() {
 }
 
 _cluster_start_once() {
-	local extra="" jobtap_conf="" jobtap=1
+	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0
 	_cluster_bind_failed=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--conf) extra=$2; shift 2 ;;
 		--jobtap-conf) jobtap_conf=$2; shift 2 ;;
 		--no-jobtap) jobtap=0; shift ;;
+		--ctld-daemon) ctld_daemon=1; shift ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
@@ -264,7 +268,16 @@ _cluster_start_once() {
 	cluster_wait_for 10 test -S "$CLUSTER_DIR/munge/munge.sock" ||
 		{ _cluster_say "munged did not start"; cluster_stop --failed; return 1; }
 
-	_cluster_spawn slurmctld /usr/sbin/slurmctld -D -i -f "$SLURM_CONF"
+	CLUSTER_CTLD_DAEMON=$ctld_daemon
+	if [ "$ctld_daemon" = 1 ]; then
+		# It forks and the parent exits once the daemon runs; the pid file
+		# names the daemon (the pid file is SlurmctldPidFile).
+		/usr/sbin/slurmctld -i -f "$SLURM_CONF" >"$CLUSTER_DIR/log/slurmctld.out" 2>&1
+		cluster_wait_for 15 test -s "$CLUSTER_DIR/run/slurmctld.pid"
+		CLUSTER_PIDS+=("$(cat "$CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)")
+	else
+		_cluster_spawn slurmctld /usr/sbin/slurmctld -D -i -f "$SLURM_CONF"
+	fi
 	_cluster_spawn slurmd /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_NODE"
 
 	local ctld_pid=${CLUSTER_PIDS[1]} slurmd_pid=${CLUSTER_PIDS[2]}
@@ -294,6 +307,19 @@ _cluster_start_once() {
 	done
 	_cluster_check_plugins || { cluster_stop --failed; return 1; }
 	return 0
+}
+
+# The running slurmctld's pid. A daemonized slurmctld that `scontrol
+# reconfigure` started anew (24.11) has a new pid, in its pid file; only a
+# live slurmctld named there is followed.
+cluster_ctld_pid() {
+	local pid
+	if [ "${CLUSTER_CTLD_DAEMON:-0}" = 1 ] && ! _cluster_alive "${CLUSTER_PIDS[1]}"; then
+		pid=$(cat "$CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+		[ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ] &&
+			CLUSTER_PIDS[1]=$pid
+	fi
+	echo "${CLUSTER_PIDS[1]}"
 }
 
 # Restart slurmctld only (state is kept), e.g. to test recovery.
@@ -339,6 +365,7 @@ cluster_stop() {
 	local failed=0
 	[ "${1:-}" = --failed ] && failed=1
 	[ -n "$CLUSTER_DIR" ] || return 0
+	[ ${#CLUSTER_PIDS[@]} -ge 2 ] && cluster_ctld_pid >/dev/null
 	# Jobs first, through slurmctld: their slurmstepd outlive slurmd.
 	if [ ${#CLUSTER_PIDS[@]} -ge 2 ] && _cluster_alive "${CLUSTER_PIDS[1]}"; then
 		local jobs
