@@ -5,14 +5,14 @@
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 
-out=$( (cluster_start --conf 'PrioritySiteFactorPlugin=site_factor/nonexistent' && cluster_stop) 2>&1)
+out=$( (cluster_start --conf 'PrioritySiteFactorPlugin=site_factor/missing' && cluster_stop) 2>&1)
 ok $((!$?)) "cluster_start fails when site_factor plugin is missing"
 if [ "$(cluster_slurm_release)" -ge 2411 ]; then
 	like "$out" 'slurmctld exited during start-up' "harness reports slurmctld exiting"
-	like "$out" 'site_factor/nonexistent' "log tail names the missing plugin"
+	like "$out" 'site_factor/missing' "log tail names the missing plugin"
 else
 	like "$out" 'slurmctld failed to load a plugin' "harness says a plugin failed to load"
-	like "$out" 'cannot create site_factor context for site_factor/nonexistent' "and quotes slurmctld's log line"
+	like "$out" 'cannot create site_factor context for site_factor/missing' "and quotes slurmctld's log line"
 fi
 like "$out" 'logs kept in ' "logs are kept"
 rm -rf "$(sed -n 's/^cluster: logs kept in //p' <<<"$out")"

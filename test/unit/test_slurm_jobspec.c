@@ -376,11 +376,37 @@ static void test_updates_from_desc (void)
     json_decref (u);
 }
 
+/* 24.11's sbatch -c N also sends "cpu=N" first in tres_per_task; the
+ * jobspec is the same on every release (slurm_compat.h). */
+static void test_tres_per_task_cpu (void)
+{
+    job_desc_msg_t d;
+
+    desc_init (&d);
+    d.num_tasks = 2;
+    d.cpus_per_task = 2;
+    d.tres_per_task = "cpu=2,gres:gpu:1";
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    is (spec_at (&d, "attributes.system.slurm.tres_per_task"), "\"gres:gpu:1\"",
+        "24.11: cpu=2 is left out of tres_per_task (cpus_per_task has it)");
+    is (spec_at (&d, "resources.0.with"),
+        "[{\"count\":2,\"type\":\"core\"},{\"count\":1,\"type\":\"gpu\"}]",
+        "... and the slot still has 2 cores and its gpu");
+    d.tres_per_task = "cpu=2";
+    is (spec_at (&d, "attributes.system.slurm.tres_per_task"), "(null)",
+        "24.11: tres_per_task of cpu=2 alone is no tres_per_task");
+#else
+    is (spec_at (&d, "attributes.system.slurm.tres_per_task"),
+        "\"cpu=2,gres:gpu:1\"", "22.05 sends no cpu= entry: kept as given");
+#endif
+}
+
 int main (void)
 {
     test_defaults ();
     test_resources ();
     test_gpus ();
+    test_tres_per_task_cpu ();
     test_attributes ();
     test_record ();
     test_apply ();
