@@ -42,7 +42,7 @@ jobtap_packages() {
 # What a clean root for the package install test starts with: the Slurm
 # daemons and pkg-config, nothing of ours and none of our build dependencies.
 jobtap_clean_root_packages() {
-	echo munge slurmctld slurmd slurm-client pkg-config iproute2 procps python3
+	echo munge slurmctld slurmd slurm-client pkg-config iproute2 procps hostname mawk
 }
 
 # The Slurm releases (major.minor) we build and test against, each with the
