@@ -26,9 +26,11 @@
 #include "jsonpool.h"
 #include "jtplugin.h"
 #include "log.h"
+#include "msg.h"
 #include "plugins.h"
 #include "priority.h"
 #include "runtime.h"
+#include "service.h"
 #include "spec.h"
 
 void jobtap_host_compact (void)
@@ -56,7 +58,7 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
     struct runtime *rt = host_runtime ();
     runtime_lock ();
     if (rt->refcount == 0) {
-        if (!(rt->h = flux_handle_create ())) {
+        if (!(rt->h = flux_handle_create (rt))) {
             runtime_unlock ();
             errno = ENOMEM;
             return -1;
@@ -182,12 +184,100 @@ out:
     return o;
 }
 
-static bool service_allowed (struct service *s, uint32_t rolemask)
+/* A host service call waiting for its response. */
+struct host_call {
+    jobtap_host_service_done_f done;
+    void *arg;
+};
+
+static void host_call_reply (const flux_msg_t *response, void *arg)
 {
-    if (rolemask & FLUX_ROLE_OWNER)
-        return true;
-    /* rolemask 0 means owner only */
-    return s->rolemask != 0 && (s->rolemask & rolemask);
+    struct host_call *call = arg;
+    const char *errstr = NULL;
+    int errnum = 0;
+
+    flux_msg_get_errnum (response, &errnum);
+    if (errnum == 0)
+        call->done (msg_payload_json (response), 0, NULL, call->arg);
+    else {
+        if (flux_response_decode_error (response, &errstr) < 0)
+            errstr = strerror (errnum);
+        call->done (NULL, errnum, errstr, call->arg);
+    }
+    free (call);
+}
+
+/* Send the request; the sender's reference to it, or NULL with err. */
+static const flux_msg_t *service_call_start (const char *topic,
+                                             json_t *request,
+                                             uint32_t userid,
+                                             uint32_t rolemask,
+                                             jobtap_host_service_done_f done,
+                                             void *arg,
+                                             jobtap_host_error_t *err)
+{
+    struct flux_msg_cred cred = { .userid = userid, .rolemask = rolemask };
+    struct host_call *call;
+    const flux_msg_t *msg;
+
+    if (!topic || !done) {
+        errno = EINVAL;
+        errprintf (err, "invalid argument");
+        return NULL;
+    }
+    if (!(call = calloc (1, sizeof (*call)))
+        || !(msg = msg_request_create (topic, request, NULL, cred, false))) {
+        free (call);
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    call->done = done;
+    call->arg = arg;
+    msg_set_reply (msg, host_call_reply, call);
+    if (service_send (host_runtime (), msg, err) < 0) {
+        msg_set_reply (msg, NULL, NULL);
+        free (call);
+        flux_msg_decref (msg);
+        return NULL;
+    }
+    return msg;
+}
+
+int jobtap_host_service_call_async (const char *topic,
+                                    json_t *request,
+                                    uint32_t userid,
+                                    uint32_t rolemask,
+                                    jobtap_host_service_done_f done,
+                                    void *arg,
+                                    jobtap_host_error_t *err)
+{
+    const flux_msg_t *msg;
+
+    runtime_lock ();
+    msg = service_call_start (topic, request, userid, rolemask, done, arg,
+                              err);
+    flux_msg_decref (msg);
+    runtime_unlock ();
+    return msg ? 0 : -1;
+}
+
+/* What a synchronous call gets back from the handler. */
+struct sync_result {
+    bool done;
+    json_t *response;
+    int errnum;
+    char errstr[sizeof (((jobtap_host_error_t *)0)->text)];
+};
+
+static void sync_done (json_t *response, int errnum, const char *errstr,
+                       void *arg)
+{
+    struct sync_result *r = arg;
+    r->done = true;
+    r->response = json_incref (response);
+    r->errnum = errnum;
+    if (errstr)
+        snprintf (r->errstr, sizeof (r->errstr), "%s", errstr);
 }
 
 int jobtap_host_service_call (const char *topic,
@@ -197,39 +287,35 @@ int jobtap_host_service_call (const char *topic,
                               json_t **response,
                               jobtap_host_error_t *err)
 {
-    struct runtime *rt = host_runtime ();
-    struct service *found = NULL;
-    flux_msg_t *msg;
+    struct sync_result r = { .done = false };
+    const flux_msg_t *msg;
     int rc = -1;
 
-    if (!topic || !response) {
+    if (!response) {
         errno = EINVAL;
-        errprintf (err, "invalid argument");
-        return -1;
+        return errprintf (err, "invalid argument");
     }
     runtime_lock ();
-    for (struct jt_plugin *jt = rt->plugins; jt && !found; jt = jt->next)
-        for (struct service *s = jt->services; s && !found; s = s->next)
-            if (!strcmp (s->topic, topic))
-                found = s;
-    if (!found) {
-        errprintf (err, "%s: no such service", topic);
-        errno = ENOSYS;
+    if (!(msg = service_call_start (topic, request, userid, rolemask,
+                                    sync_done, &r, err)))
+        goto out;
+    if (!r.done) {
+        /* r lives on this stack: a later response must go nowhere */
+        msg_set_reply (msg, NULL, NULL);
+        flux_msg_decref (msg);
+        errno = EINPROGRESS;
+        errprintf (err, "%s: the service responds later; use "
+                   "jobtap_host_service_call_async", topic);
         goto out;
     }
-    if (!service_allowed (found, rolemask)) {
-        errprintf (err, "Request requires owner credentials");
-        errno = EPERM;
+    flux_msg_decref (msg);
+    if (r.errnum) {
+        errno = r.errnum;
+        errprintf (err, "%s", r.errstr);
         goto out;
     }
-    if (!(msg = msg_create (topic, request, userid, rolemask))) {
-        errprintf (err, "out of memory");
-        goto out;
-    }
-    JSON_POOL_ASSERT_OUTSIDE (NULL, topic);
-    found->cb (rt->h, NULL, msg, found->arg);
-    rc = msg_result (msg, response, err);
-    msg_destroy (msg);
+    *response = r.response ? r.response : json_null ();
+    rc = 0;
 out:
     runtime_unlock ();
     return rc;
