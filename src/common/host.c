@@ -184,63 +184,72 @@ out:
     return o;
 }
 
-/* A host service call waiting for its response. */
-struct host_call {
-    jobtap_host_service_done_f done;
-    void *arg;
-};
-
-static void host_call_reply (const flux_msg_t *response, void *arg)
+/* A response as the host sees it: the payload (borrowed; JSON null if
+ * none) or the error's number and text. */
+static void response_parts (const flux_msg_t *response,
+                            json_t **payload,
+                            int *errnum,
+                            const char **errstr)
 {
-    struct host_call *call = arg;
-    const char *errstr = NULL;
-    int errnum = 0;
-
-    flux_msg_get_errnum (response, &errnum);
-    if (errnum == 0)
-        call->done (msg_payload_json (response), 0, NULL, call->arg);
-    else {
-        if (flux_response_decode_error (response, &errstr) < 0)
-            errstr = strerror (errnum);
-        call->done (NULL, errnum, errstr, call->arg);
+    *errnum = 0;
+    *errstr = NULL;
+    *payload = NULL;
+    flux_msg_get_errnum (response, errnum);
+    if (*errnum == 0) {
+        if (!(*payload = msg_payload_json (response)))
+            *payload = json_null (); /* a singleton: nothing to free */
     }
-    free (call);
+    else if (flux_response_decode_error (response, errstr) < 0)
+        *errstr = strerror (*errnum);
 }
 
-/* Send the request; the sender's reference to it, or NULL with err. */
+/* Send the request, its response to go to reply(response, arg): the
+ * sender's reference to it, or NULL with err. */
 static const flux_msg_t *service_call_start (const char *topic,
                                              json_t *request,
                                              uint32_t userid,
                                              uint32_t rolemask,
-                                             jobtap_host_service_done_f done,
+                                             msg_reply_f reply,
                                              void *arg,
                                              jobtap_host_error_t *err)
 {
     struct flux_msg_cred cred = { .userid = userid, .rolemask = rolemask };
-    struct host_call *call;
     const flux_msg_t *msg;
 
-    if (!topic || !done) {
+    if (!topic) {
         errno = EINVAL;
         errprintf (err, "invalid argument");
         return NULL;
     }
-    if (!(call = calloc (1, sizeof (*call)))
-        || !(msg = msg_request_create (topic, request, NULL, cred, false))) {
-        free (call);
+    if (!(msg = msg_request_create (topic, request, NULL, cred, false))) {
         errprintf (err, "out of memory");
         return NULL;
     }
-    call->done = done;
-    call->arg = arg;
-    msg_set_reply (msg, host_call_reply, call);
+    msg_set_reply (msg, reply, arg);
     if (service_send (host_runtime (), msg, err) < 0) {
         msg_set_reply (msg, NULL, NULL);
-        free (call);
         flux_msg_decref (msg);
         return NULL;
     }
     return msg;
+}
+
+/* An async call waiting for its response. */
+struct async_call {
+    jobtap_host_service_done_f done;
+    void *arg;
+};
+
+static void async_reply (const flux_msg_t *response, void *arg)
+{
+    struct async_call *call = arg;
+    const char *errstr;
+    json_t *payload;
+    int errnum;
+
+    response_parts (response, &payload, &errnum, &errstr);
+    call->done (payload, errnum, errstr, call->arg);
+    free (call);
 }
 
 int jobtap_host_service_call_async (const char *topic,
@@ -251,11 +260,22 @@ int jobtap_host_service_call_async (const char *topic,
                                     void *arg,
                                     jobtap_host_error_t *err)
 {
+    struct async_call *call;
     const flux_msg_t *msg;
 
+    if (!done) {
+        errno = EINVAL;
+        return errprintf (err, "invalid argument");
+    }
+    if (!(call = calloc (1, sizeof (*call))))
+        return errprintf (err, "out of memory");
+    call->done = done;
+    call->arg = arg;
     runtime_lock ();
-    msg = service_call_start (topic, request, userid, rolemask, done, arg,
-                              err);
+    msg = service_call_start (topic, request, userid, rolemask, async_reply,
+                              call, err);
+    if (!msg)
+        free (call); /* the reply never ran */
     flux_msg_decref (msg);
     runtime_unlock ();
     return msg ? 0 : -1;
@@ -269,13 +289,15 @@ struct sync_result {
     char errstr[sizeof (((jobtap_host_error_t *)0)->text)];
 };
 
-static void sync_done (json_t *response, int errnum, const char *errstr,
-                       void *arg)
+static void sync_reply (const flux_msg_t *response, void *arg)
 {
     struct sync_result *r = arg;
+    const char *errstr;
+    json_t *payload;
+
+    response_parts (response, &payload, &r->errnum, &errstr);
     r->done = true;
-    r->response = json_incref (response);
-    r->errnum = errnum;
+    r->response = json_incref (payload);
     if (errstr)
         snprintf (r->errstr, sizeof (r->errstr), "%s", errstr);
 }
@@ -297,9 +319,9 @@ int jobtap_host_service_call (const char *topic,
     }
     runtime_lock ();
     if (!(msg = service_call_start (topic, request, userid, rolemask,
-                                    sync_done, &r, err)))
+                                    sync_reply, &r, err)))
         goto out;
-    if (!r.done) {
+    if (!r.done && msg_held_elsewhere (msg)) {
         /* r lives on this stack: a later response must go nowhere */
         msg_set_reply (msg, NULL, NULL);
         flux_msg_decref (msg);
@@ -308,13 +330,13 @@ int jobtap_host_service_call (const char *topic,
                    "jobtap_host_service_call_async", topic);
         goto out;
     }
-    flux_msg_decref (msg);
+    flux_msg_decref (msg); /* dropped unanswered: r gets EPROTO now */
     if (r.errnum) {
         errno = r.errnum;
         errprintf (err, "%s", r.errstr);
         goto out;
     }
-    *response = r.response ? r.response : json_null ();
+    *response = r.response;
     rc = 0;
 out:
     runtime_unlock ();

@@ -156,13 +156,9 @@ void msg_set_reply (const flux_msg_t *request, msg_reply_f reply, void *arg)
     runtime_unlock ();
 }
 
-bool msg_responded (const flux_msg_t *request)
+bool msg_held_elsewhere (const flux_msg_t *msg)
 {
-    bool responded;
-    runtime_lock ();
-    responded = request->responded || request->noresponse;
-    runtime_unlock ();
-    return responded;
+    return __atomic_load_n (&msg->refcount, __ATOMIC_ACQUIRE) > 1;
 }
 
 /* The payload as text (NULL if none), made from the JSON on first use. */

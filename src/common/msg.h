@@ -37,8 +37,9 @@ flux_msg_t *msg_request_create (const char *topic,
  * response, so no sender waits forever. */
 void msg_set_reply (const flux_msg_t *request, msg_reply_f reply, void *arg);
 
-/* Has the request been answered (or does it need no answer)? */
-bool msg_responded (const flux_msg_t *request);
+/* Does anyone but the caller (who holds one reference) hold 'msg'?  A
+ * handler that kept a request may still answer it. */
+bool msg_held_elsewhere (const flux_msg_t *msg);
 
 /* The payload of a message as JSON: a borrowed object, NULL if it has
  * none (or an error response).  Text that is not JSON gives a JSON

@@ -163,6 +163,7 @@ static void test_host_calls (void)
             && rolemask == FLUX_ROLE_USER,
         "... with the payload, topic and the caller's cred");
     json_decref (resp);
+    json_decref (req);
 
     errno = 0;
     ok (jobtap_host_service_call ("job-manager.svc.echo", NULL, 1000,
@@ -242,6 +243,12 @@ static void test_host_calls (void)
             && done_calls == 1 && done_errnum == EPROTO,
         "a request dropped unanswered gives done EPROTO");
     like (done_text, "request dropped without a response", "... says so");
+    errno = 0;
+    ok (jobtap_host_service_call ("job-manager.svc.drop", NULL, 0,
+                                  FLUX_ROLE_OWNER, &resp, &err) < 0
+            && errno == EPROTO,
+        "sync call to a handler that drops the request: EPROTO");
+    like (err.text, "request dropped without a response", "... says so");
     done_reset ();
     ok (jobtap_host_service_call_async ("nope.nope", NULL, 0,
                                         FLUX_ROLE_OWNER, record_done, NULL,
