@@ -51,11 +51,14 @@ enum {
     FLUX_ROLE_OWNER = 1,
     FLUX_ROLE_USER = 2,
     FLUX_ROLE_LOCAL = 4,
+    FLUX_ROLE_ADMIN = 8,
 };
 /* a macro, not an enumerator: 0xFFFFFFFF does not fit an int (pedantic) */
 #define FLUX_ROLE_ALL 0xFFFFFFFFU
+#define FLUX_ROLE_PRIVILEGED (FLUX_ROLE_OWNER | FLUX_ROLE_ADMIN)
 
 #define FLUX_NODEID_ANY 0xFFFFFFFF
+#define FLUX_NODEID_UPSTREAM 0xFFFFFFFE
 
 /* Jobs (RFC 21). */
 typedef uint64_t flux_jobid_t;
@@ -117,12 +120,48 @@ const char *flux_strerror (int errnum);
 int flux_aux_set (flux_t *h, const char *name, void *aux, flux_free_f destroy);
 void *flux_aux_get (flux_t *h, const char *name);
 
-/* Messages and service handlers.  Requests come from the host's service
- * transport (jobtap_host_service_call), not from a broker. */
+/* Messages (flux-core message.h, request.h, response.h).  Requests come
+ * from the host's service transport (jobtap_host_service_call*) or from
+ * flux_rpc in another plugin, never from a broker.  A handler may keep a
+ * request with flux_msg_incref and respond later, from another callback
+ * or thread, then flux_msg_decref it. */
+enum {
+    FLUX_MSGTYPE_REQUEST = 0x01,
+    FLUX_MSGTYPE_RESPONSE = 0x02,
+    FLUX_MSGTYPE_EVENT = 0x04,
+    FLUX_MSGTYPE_CONTROL = 0x08,
+    FLUX_MSGTYPE_ANY = 0x0f,
+    FLUX_MSGTYPE_MASK = 0x0f,
+};
+
+struct flux_msg_cred {
+    uint32_t userid;
+    uint32_t rolemask;
+};
+
 typedef void (*flux_msg_handler_f) (flux_t *h,
                                     flux_msg_handler_t *mh,
                                     const flux_msg_t *msg,
                                     void *arg);
+
+const flux_msg_t *flux_msg_incref (const flux_msg_t *msg);
+void flux_msg_decref (const flux_msg_t *msg);
+int flux_msg_get_type (const flux_msg_t *msg, int *type);
+int flux_msg_get_topic (const flux_msg_t *msg, const char **topic);
+bool flux_msg_has_payload (const flux_msg_t *msg);
+bool flux_msg_is_noresponse (const flux_msg_t *msg);
+int flux_msg_get_string (const flux_msg_t *msg, const char **s);
+int flux_msg_unpack (const flux_msg_t *msg, const char *fmt, ...);
+int flux_msg_vunpack (const flux_msg_t *msg, const char *fmt, va_list ap);
+const char *flux_msg_last_error (const flux_msg_t *msg);
+int flux_msg_get_userid (const flux_msg_t *msg, uint32_t *userid);
+int flux_msg_get_rolemask (const flux_msg_t *msg, uint32_t *rolemask);
+int flux_msg_get_cred (const flux_msg_t *msg, struct flux_msg_cred *cred);
+/* The owner always; others need FLUX_ROLE_USER and cred.userid ==
+ * userid (not FLUX_USERID_UNKNOWN).  Else -1, EPERM. */
+int flux_msg_cred_authorize (struct flux_msg_cred cred, uint32_t userid);
+int flux_msg_authorize (const flux_msg_t *msg, uint32_t userid);
+int flux_msg_get_errnum (const flux_msg_t *msg, int *errnum);
 
 int flux_request_decode (const flux_msg_t *msg,
                          const char **topic,
@@ -131,6 +170,10 @@ int flux_request_unpack (const flux_msg_t *msg,
                          const char **topic,
                          const char *fmt,
                          ...);
+int flux_response_decode (const flux_msg_t *msg,
+                          const char **topic,
+                          const char **s);
+int flux_response_decode_error (const flux_msg_t *msg, const char **errstr);
 int flux_respond (flux_t *h, const flux_msg_t *request, const char *s);
 int flux_respond_pack (flux_t *h,
                        const flux_msg_t *request,
@@ -140,18 +183,18 @@ int flux_respond_error (flux_t *h,
                         const flux_msg_t *request,
                         int errnum,
                         const char *errstr);
-const char *flux_msg_last_error (const flux_msg_t *msg);
-int flux_msg_get_userid (const flux_msg_t *msg, uint32_t *userid);
-int flux_msg_get_rolemask (const flux_msg_t *msg, uint32_t *rolemask);
-int flux_msg_get_topic (const flux_msg_t *msg, const char **topic);
-int flux_msg_authorize (const flux_msg_t *msg, uint32_t userid);
 
-/* Not available without a Flux broker: they log once per call site and
- * fail with ENOSYS (see docs/api.md). */
-flux_reactor_t *flux_get_reactor (flux_t *h);
-const char *flux_attr_get (flux_t *h, const char *name);
-int flux_get_rank (flux_t *h, uint32_t *rank);
-int flux_get_size (flux_t *h, uint32_t *size);
+/* RPCs and futures (flux-core rpc.h, future.h) to the services plugins
+ * registered here: "job-manager.<plugin>.<method>" or "<plugin>.<method>".
+ * Any other topic fails through the future with ENOSYS.  No reactor: a
+ * continuation runs when the response arrives, or at once if it has; a
+ * future not yet fulfilled cannot be waited for (EDEADLK). */
+enum {
+    FLUX_RPC_NORESPONSE = 1,
+    FLUX_RPC_STREAMING = 2,
+};
+typedef void (*flux_continuation_f) (flux_future_t *f, void *arg);
+
 flux_future_t *flux_rpc (flux_t *h,
                          const char *topic,
                          const char *s,
@@ -163,7 +206,44 @@ flux_future_t *flux_rpc_pack (flux_t *h,
                               int flags,
                               const char *fmt,
                               ...);
+flux_future_t *flux_rpc_vpack (flux_t *h,
+                               const char *topic,
+                               uint32_t nodeid,
+                               int flags,
+                               const char *fmt,
+                               va_list ap);
+int flux_rpc_get (flux_future_t *f, const char **s);
+int flux_rpc_get_unpack (flux_future_t *f, const char *fmt, ...);
+int flux_rpc_get_vunpack (flux_future_t *f, const char *fmt, va_list ap);
+
+int flux_future_then (flux_future_t *f,
+                      double timeout,
+                      flux_continuation_f cb,
+                      void *arg);
+int flux_future_wait_for (flux_future_t *f, double timeout);
+bool flux_future_is_ready (flux_future_t *f);
+int flux_future_get (flux_future_t *f, const void **result);
 void flux_future_destroy (flux_future_t *f);
+void flux_future_incref (flux_future_t *f);
+void flux_future_decref (flux_future_t *f);
+bool flux_future_has_error (flux_future_t *f);
+const char *flux_future_error_string (flux_future_t *f);
+#define future_strerror(__f, __errno)                                          \
+    (flux_future_has_error ((__f)) ? flux_future_error_string ((__f))          \
+                                   : flux_strerror ((__errno)))
+flux_t *flux_future_get_flux (flux_future_t *f);
+int flux_future_aux_set (flux_future_t *f,
+                         const char *name,
+                         void *aux,
+                         flux_free_f destroy);
+void *flux_future_aux_get (flux_future_t *f, const char *name);
+
+/* Not available without a Flux broker: they log once per call site and
+ * fail with ENOSYS (see docs/api.md). */
+flux_reactor_t *flux_get_reactor (flux_t *h);
+const char *flux_attr_get (flux_t *h, const char *name);
+int flux_get_rank (flux_t *h, uint32_t *rank);
+int flux_get_size (flux_t *h, uint32_t *size);
 
 typedef void (*flux_watcher_f) (flux_reactor_t *r,
                                 flux_watcher_t *w,

@@ -1,5 +1,6 @@
-/* A minimal flux_t: logging to the host, handle aux, service messages,
- * and ENOSYS stand-ins for what needs a Flux broker. */
+/* A minimal flux_t: logging to the host, handle aux, job state strings,
+ * and ENOSYS stand-ins for what needs a Flux broker.  Messages are in
+ * msg.c, RPCs and futures in rpc.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,11 +16,20 @@
 
 struct flux_handle {
     struct aux_item *aux;
+    struct runtime *rt;
 };
 
-flux_t *flux_handle_create (void)
+flux_t *flux_handle_create (struct runtime *rt)
 {
-    return calloc (1, sizeof (struct flux_handle));
+    flux_t *h = calloc (1, sizeof (struct flux_handle));
+    if (h)
+        h->rt = rt;
+    return h;
+}
+
+struct runtime *flux_handle_runtime (flux_t *h)
+{
+    return h ? h->rt : NULL;
 }
 
 void flux_handle_destroy (flux_t *h)
@@ -199,256 +209,6 @@ int flux_job_strtoresult (const char *s, flux_job_result_t *result)
     return -1;
 }
 
-/* --- service messages ------------------------------------------------- */
-
-struct flux_msg {
-    char *topic;
-    json_t *payload; /* NULL: no payload */
-    char *payload_str;
-    uint32_t userid;
-    uint32_t rolemask;
-    char lasterr[256];
-    int responded;   /* 0 none, 1 ok, 2 error */
-    json_t *response;
-    int errnum;
-    char *errstr;
-};
-
-flux_msg_t *msg_create (const char *topic,
-                        json_t *payload,
-                        uint32_t userid,
-                        uint32_t rolemask)
-{
-    flux_msg_t *msg = calloc (1, sizeof (*msg));
-    if (!msg || !(msg->topic = strdup (topic))) {
-        free (msg);
-        return NULL;
-    }
-    msg->payload = json_incref (payload);
-    msg->userid = userid;
-    msg->rolemask = rolemask;
-    return msg;
-}
-
-void msg_destroy (flux_msg_t *msg)
-{
-    if (msg) {
-        int saved_errno = errno;
-        free (msg->topic);
-        json_decref (msg->payload);
-        free (msg->payload_str);
-        json_decref (msg->response);
-        free (msg->errstr);
-        free (msg);
-        errno = saved_errno;
-    }
-}
-
-int msg_result (flux_msg_t *msg, json_t **response, jobtap_host_error_t *err)
-{
-    if (msg->responded == 1) {
-        *response = msg->response ? json_incref (msg->response) : json_null ();
-        return 0;
-    }
-    if (msg->responded == 2) {
-        errprintf (err,
-                   "%s",
-                   msg->errstr ? msg->errstr : strerror (msg->errnum));
-        errno = msg->errnum;
-        return -1;
-    }
-    errprintf (err, "%s: service did not respond", msg->topic);
-    errno = ENOSYS;
-    return -1;
-}
-
-static void msg_seterr (const flux_msg_t *cmsg, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-static void msg_seterr (const flux_msg_t *cmsg, const char *fmt, ...)
-{
-    flux_msg_t *msg = (flux_msg_t *)cmsg;
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (msg->lasterr, sizeof (msg->lasterr), fmt, ap);
-    va_end (ap);
-}
-
-int flux_request_decode (const flux_msg_t *msg,
-                         const char **topic,
-                         const char **s)
-{
-    flux_msg_t *m = (flux_msg_t *)msg;
-    if (!msg) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (topic)
-        *topic = msg->topic;
-    if (s) {
-        if (msg->payload && !msg->payload_str)
-            m->payload_str = json_dumps (msg->payload,
-                                         JSON_COMPACT | JSON_ENCODE_ANY);
-        *s = msg->payload_str;
-    }
-    return 0;
-}
-
-int flux_request_unpack (const flux_msg_t *msg,
-                         const char **topic,
-                         const char *fmt,
-                         ...)
-{
-    json_error_t err;
-    va_list ap;
-    int rc;
-
-    if (!msg || !fmt) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (!msg->payload) {
-        msg_seterr (msg, "message has no payload");
-        errno = EPROTO;
-        return -1;
-    }
-    va_start (ap, fmt);
-    rc = json_vunpack_ex (msg->payload, &err, 0, fmt, ap);
-    va_end (ap);
-    if (rc < 0) {
-        msg_seterr (msg, "%s", err.text);
-        errno = EPROTO;
-        return -1;
-    }
-    if (topic)
-        *topic = msg->topic;
-    return 0;
-}
-
-const char *flux_msg_last_error (const flux_msg_t *msg)
-{
-    if (!msg)
-        return "msg object is NULL";
-    return msg->lasterr;
-}
-
-int flux_msg_get_userid (const flux_msg_t *msg, uint32_t *userid)
-{
-    if (!msg || !userid) {
-        errno = EINVAL;
-        return -1;
-    }
-    *userid = msg->userid;
-    return 0;
-}
-
-int flux_msg_get_rolemask (const flux_msg_t *msg, uint32_t *rolemask)
-{
-    if (!msg || !rolemask) {
-        errno = EINVAL;
-        return -1;
-    }
-    *rolemask = msg->rolemask;
-    return 0;
-}
-
-int flux_msg_get_topic (const flux_msg_t *msg, const char **topic)
-{
-    if (!msg || !topic) {
-        errno = EINVAL;
-        return -1;
-    }
-    *topic = msg->topic;
-    return 0;
-}
-
-int flux_msg_authorize (const flux_msg_t *msg, uint32_t userid)
-{
-    if (!msg) {
-        errno = EINVAL;
-        return -1;
-    }
-    if ((msg->rolemask & FLUX_ROLE_OWNER)
-        || (userid != FLUX_USERID_UNKNOWN && msg->userid == userid))
-        return 0;
-    errno = EPERM;
-    return -1;
-}
-
-static int respond_check (const flux_msg_t *msg)
-{
-    if (!msg) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (msg->responded) {
-        errno = EPROTO; /* one response per request here */
-        return -1;
-    }
-    return 0;
-}
-
-int flux_respond (flux_t *h, const flux_msg_t *request, const char *s)
-{
-    flux_msg_t *msg = (flux_msg_t *)request;
-    json_t *o = NULL;
-    (void)h;
-    if (respond_check (request) < 0)
-        return -1;
-    if (s && !(o = json_loads (s, JSON_DECODE_ANY, NULL))) {
-        /* Flux allows any string payload; keep it as a JSON string. */
-        o = json_string (s);
-    }
-    msg->response = o;
-    msg->responded = 1;
-    return 0;
-}
-
-int flux_respond_pack (flux_t *h,
-                       const flux_msg_t *request,
-                       const char *fmt,
-                       ...)
-{
-    flux_msg_t *msg = (flux_msg_t *)request;
-    json_error_t err;
-    va_list ap;
-    json_t *o;
-    (void)h;
-
-    if (respond_check (request) < 0 || !fmt) {
-        errno = EINVAL;
-        return -1;
-    }
-    va_start (ap, fmt);
-    o = plugin_vpack (&err, fmt, ap);
-    va_end (ap);
-    if (!o) {
-        errno = EINVAL;
-        return -1;
-    }
-    msg->response = o;
-    msg->responded = 1;
-    return 0;
-}
-
-int flux_respond_error (flux_t *h,
-                        const flux_msg_t *request,
-                        int errnum,
-                        const char *errstr)
-{
-    flux_msg_t *msg = (flux_msg_t *)request;
-    (void)h;
-    if (respond_check (request) < 0)
-        return -1;
-    if (errnum == 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    msg->errnum = errnum;
-    msg->errstr = errstr ? strdup (errstr) : NULL;
-    msg->responded = 2;
-    return 0;
-}
-
 /* --- not available without a broker ---------------------------------- */
 
 static void *unsupported (const char *what)
@@ -487,40 +247,6 @@ int flux_get_size (flux_t *h, uint32_t *size)
     (void)size;
     unsupported ("flux_get_size");
     return -1;
-}
-
-flux_future_t *flux_rpc (flux_t *h,
-                         const char *topic,
-                         const char *s,
-                         uint32_t nodeid,
-                         int flags)
-{
-    (void)h;
-    (void)topic;
-    (void)s;
-    (void)nodeid;
-    (void)flags;
-    return unsupported ("flux_rpc");
-}
-
-flux_future_t *flux_rpc_pack (flux_t *h,
-                              const char *topic,
-                              uint32_t nodeid,
-                              int flags,
-                              const char *fmt,
-                              ...)
-{
-    (void)h;
-    (void)topic;
-    (void)nodeid;
-    (void)flags;
-    (void)fmt;
-    return unsupported ("flux_rpc_pack");
-}
-
-void flux_future_destroy (flux_future_t *f)
-{
-    (void)f;
 }
 
 flux_watcher_t *flux_timer_watcher_create (flux_reactor_t *r,

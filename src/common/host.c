@@ -26,9 +26,11 @@
 #include "jsonpool.h"
 #include "jtplugin.h"
 #include "log.h"
+#include "msg.h"
 #include "plugins.h"
 #include "priority.h"
 #include "runtime.h"
+#include "service.h"
 #include "spec.h"
 
 void jobtap_host_compact (void)
@@ -56,7 +58,7 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
     struct runtime *rt = host_runtime ();
     runtime_lock ();
     if (rt->refcount == 0) {
-        if (!(rt->h = flux_handle_create ())) {
+        if (!(rt->h = flux_handle_create (rt))) {
             runtime_unlock ();
             errno = ENOMEM;
             return -1;
@@ -182,12 +184,122 @@ out:
     return o;
 }
 
-static bool service_allowed (struct service *s, uint32_t rolemask)
+/* A response as the host sees it: the payload (borrowed; JSON null if
+ * none) or the error's number and text. */
+static void response_parts (const flux_msg_t *response,
+                            json_t **payload,
+                            int *errnum,
+                            const char **errstr)
 {
-    if (rolemask & FLUX_ROLE_OWNER)
-        return true;
-    /* rolemask 0 means owner only */
-    return s->rolemask != 0 && (s->rolemask & rolemask);
+    *errnum = 0;
+    *errstr = NULL;
+    *payload = NULL;
+    flux_msg_get_errnum (response, errnum);
+    if (*errnum == 0) {
+        if (!(*payload = msg_payload_json (response)))
+            *payload = json_null (); /* a singleton: nothing to free */
+    }
+    else if (flux_response_decode_error (response, errstr) < 0)
+        *errstr = strerror (*errnum);
+}
+
+/* Send the request, its response to go to reply(response, arg): the
+ * sender's reference to it, or NULL with err. */
+static const flux_msg_t *service_call_start (const char *topic,
+                                             json_t *request,
+                                             uint32_t userid,
+                                             uint32_t rolemask,
+                                             msg_reply_f reply,
+                                             void *arg,
+                                             jobtap_host_error_t *err)
+{
+    struct flux_msg_cred cred = { .userid = userid, .rolemask = rolemask };
+    const flux_msg_t *msg;
+
+    if (!topic) {
+        errno = EINVAL;
+        errprintf (err, "invalid argument");
+        return NULL;
+    }
+    if (!(msg = msg_request_create (topic, request, NULL, cred, false))) {
+        errprintf (err, "out of memory");
+        return NULL;
+    }
+    msg_set_reply (msg, reply, arg);
+    if (service_send (host_runtime (), msg, err) < 0) {
+        msg_set_reply (msg, NULL, NULL);
+        flux_msg_decref (msg);
+        return NULL;
+    }
+    return msg;
+}
+
+/* An async call waiting for its response. */
+struct async_call {
+    jobtap_host_service_done_f done;
+    void *arg;
+};
+
+static void async_reply (const flux_msg_t *response, void *arg)
+{
+    struct async_call *call = arg;
+    const char *errstr;
+    json_t *payload;
+    int errnum;
+
+    response_parts (response, &payload, &errnum, &errstr);
+    call->done (payload, errnum, errstr, call->arg);
+    free (call);
+}
+
+int jobtap_host_service_call_async (const char *topic,
+                                    json_t *request,
+                                    uint32_t userid,
+                                    uint32_t rolemask,
+                                    jobtap_host_service_done_f done,
+                                    void *arg,
+                                    jobtap_host_error_t *err)
+{
+    struct async_call *call;
+    const flux_msg_t *msg;
+
+    if (!done) {
+        errno = EINVAL;
+        return errprintf (err, "invalid argument");
+    }
+    if (!(call = calloc (1, sizeof (*call))))
+        return errprintf (err, "out of memory");
+    call->done = done;
+    call->arg = arg;
+    runtime_lock ();
+    msg = service_call_start (topic, request, userid, rolemask, async_reply,
+                              call, err);
+    if (!msg)
+        free (call); /* the reply never ran */
+    flux_msg_decref (msg);
+    runtime_unlock ();
+    return msg ? 0 : -1;
+}
+
+/* What a synchronous call gets back from the handler. */
+struct sync_result {
+    bool done;
+    json_t *response;
+    int errnum;
+    char errstr[sizeof (((jobtap_host_error_t *)0)->text)];
+};
+
+static void sync_reply (const flux_msg_t *response, void *arg)
+{
+    struct sync_result *r = arg;
+    const char *errstr;
+    json_t *payload;
+
+    response_parts (response, &payload, &r->errnum, &errstr);
+    r->done = true;
+    r->response = json_incref (payload);
+    if (errstr)
+        snprintf (r->errstr, sizeof (r->errstr), "%s", errstr);
 }
 
 int jobtap_host_service_call (const char *topic,
@@ -197,39 +309,35 @@ int jobtap_host_service_call (const char *topic,
                               json_t **response,
                               jobtap_host_error_t *err)
 {
-    struct runtime *rt = host_runtime ();
-    struct service *found = NULL;
-    flux_msg_t *msg;
+    struct sync_result r = { .done = false };
+    const flux_msg_t *msg;
     int rc = -1;
 
-    if (!topic || !response) {
+    if (!response) {
         errno = EINVAL;
-        errprintf (err, "invalid argument");
-        return -1;
+        return errprintf (err, "invalid argument");
     }
     runtime_lock ();
-    for (struct jt_plugin *jt = rt->plugins; jt && !found; jt = jt->next)
-        for (struct service *s = jt->services; s && !found; s = s->next)
-            if (!strcmp (s->topic, topic))
-                found = s;
-    if (!found) {
-        errprintf (err, "%s: no such service", topic);
-        errno = ENOSYS;
+    if (!(msg = service_call_start (topic, request, userid, rolemask,
+                                    sync_reply, &r, err)))
+        goto out;
+    if (!r.done && msg_held_elsewhere (msg)) {
+        /* r lives on this stack: a later response must go nowhere */
+        msg_set_reply (msg, NULL, NULL);
+        flux_msg_decref (msg);
+        errno = EINPROGRESS;
+        errprintf (err, "%s: the service responds later; use "
+                   "jobtap_host_service_call_async", topic);
         goto out;
     }
-    if (!service_allowed (found, rolemask)) {
-        errprintf (err, "Request requires owner credentials");
-        errno = EPERM;
+    flux_msg_decref (msg); /* dropped unanswered: r gets EPROTO now */
+    if (r.errnum) {
+        errno = r.errnum;
+        errprintf (err, "%s", r.errstr);
         goto out;
     }
-    if (!(msg = msg_create (topic, request, userid, rolemask))) {
-        errprintf (err, "out of memory");
-        goto out;
-    }
-    JSON_POOL_ASSERT_OUTSIDE (NULL, topic);
-    found->cb (rt->h, NULL, msg, found->arg);
-    rc = msg_result (msg, response, err);
-    msg_destroy (msg);
+    *response = r.response;
+    rc = 0;
 out:
     runtime_unlock ();
     return rc;

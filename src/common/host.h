@@ -152,11 +152,38 @@ json_t *jobtap_host_plugin_list (bool all);
 json_t *jobtap_host_plugin_query (const char *name, jobtap_host_error_t *err);
 
 /* Call a service registered with flux_jobtap_service_register(), e.g.
- * topic "job-manager.test.reprioritize".  'request' is a JSON object (may
- * be NULL), 'userid'/'rolemask' the caller's credentials (rolemask
- * JOBTAP_ROLE_OWNER for the instance owner).  The handler must respond
- * before returning.  Returns 0 with *response a new reference (JSON null
- * if the response had no payload), or -1 with errno and err set. */
+ * topic "job-manager.test.reprioritize" (or the short "test.reprioritize").
+ * 'request' is a JSON object (may be NULL; kept by reference, do not
+ * change it), 'userid'/'rolemask' the caller's credentials (rolemask
+ * JOBTAP_ROLE_OWNER for the instance owner).
+ *
+ * Returns 0 if the handler ran; done(response, errnum, errstr, arg) then
+ * runs exactly once, when the handler responds: maybe before this
+ * returns, maybe later from another thread (a handler may keep the
+ * request), always with the runtime mutex held (do not block in it).
+ * On success 'response' is the payload (borrowed; JSON null if none)
+ * and errnum 0; on an error response 'response' is NULL and errstr its
+ * text.  A handler that drops the request unanswered gives EPROTO.
+ * Returns -1 with errno and err set, done never called: ENOSYS "No
+ * service matching <topic> is registered", EPERM "Request requires owner
+ * credentials" (services registered with rolemask 0 are owner only). */
+typedef void (*jobtap_host_service_done_f) (json_t *response,
+                                            int errnum,
+                                            const char *errstr,
+                                            void *arg);
+int jobtap_host_service_call_async (const char *topic,
+                                    json_t *request,
+                                    uint32_t userid,
+                                    uint32_t rolemask,
+                                    jobtap_host_service_done_f done,
+                                    void *arg,
+                                    jobtap_host_error_t *err);
+
+/* The same, for callers that need the answer now: returns 0 with
+ * *response a new reference (JSON null if the response had no payload),
+ * or -1 with errno and err set, also for an error response (its errnum
+ * and text).  A handler that keeps the request to respond later gives
+ * -1, EINPROGRESS, and its response is dropped: use the async call. */
 int jobtap_host_service_call (const char *topic,
                               json_t *request,
                               uint32_t userid,

@@ -46,18 +46,12 @@ json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);
 
 /* flux.c */
 /* The runtime's flux_t (runtime.h: rt->h): what flux_jobtap_get_flux
- * gives plugins, with its aux and log. */
-flux_t *flux_handle_create (void);
+ * gives plugins, with its aux and log, and the runtime it belongs to
+ * (flux_rpc finds the services there).  NULL h: NULL. */
+struct runtime;
+flux_t *flux_handle_create (struct runtime *rt);
 void flux_handle_destroy (flux_t *h);
-
-struct service_msg;
-flux_msg_t *msg_create (const char *topic,
-                        json_t *payload,
-                        uint32_t userid,
-                        uint32_t rolemask);
-void msg_destroy (flux_msg_t *msg);
-/* 0 = responded ok (*response set), -1 = error response or none. */
-int msg_result (flux_msg_t *msg, json_t **response, jobtap_host_error_t *err);
+struct runtime *flux_handle_runtime (flux_t *h);
 
 /* compact.c: compact JSON text of o (malloc'd), NULL on failure.  Not
  * thread-safe (it remembers shared subtrees' text): under the runtime

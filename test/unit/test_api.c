@@ -307,7 +307,7 @@ int main (void)
 
     rt.ops.set_priority = op_set_priority;
     runtime_log_sink (log_sink, NULL);
-    if (!(rt.h = flux_handle_create ()))
+    if (!(rt.h = flux_handle_create (&rt)))
         bail_out ("flux_handle_create failed");
     jt = core_plugin_make (&rt, "api.so");
     other = core_plugin_make (&rt, "other.so");
