@@ -12,6 +12,7 @@
  *   bind                           Slurm jobs into the runtime
  *   actions                        the runtime's decisions onto job records
  *   queue                          actions waiting for the agent
+ *   control                        the control socket (its own thread)
  *   conf, mark, ctld_log           settings, the submission mark, logging
  *
  * Calls point down that list (conf, mark and ctld_log are leaves). */
@@ -35,6 +36,7 @@
 #include "actions.h"
 #include "agent.h"
 #include "conf.h"
+#include "control.h"
 #include "ctld_log.h"
 #include "host.h"
 #include "instance.h"
@@ -102,6 +104,8 @@ int jobtap_slurm_init (const char *plugin_type)
         jobtap_host_fini ();
         goto fail;
     }
+    /* without it slurmctld still works: only the jobtap command does not */
+    (void)control_start (ctx);
     rc = SLURM_SUCCESS;
     goto out;
 fail:
@@ -125,8 +129,10 @@ void jobtap_slurm_fini (const char *plugin_type)
         return;
     }
     pthread_mutex_unlock (&ctx->lock);
+    control_stop (ctx); /* first: its requests call into the runtime */
     agent_stop (ctx);
     jobtap_host_fini ();
+    conf_clear (&ctx->conf);
 }
 
 /* site_factor_p_reconfig: with no slurmctld lock held, or with the conf
@@ -143,5 +149,6 @@ void jobtap_slurm_reconfig (void)
     else
         info ("jobtap: configuration reloaded");
     conf_load (&ctx->conf);
+    (void)control_start (ctx); /* moves if control-socket changed */
     queue_wake (&ctx->queue, false, true);
 }

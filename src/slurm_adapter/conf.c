@@ -1,10 +1,13 @@
 /* The adapter's settings (conf.h). */
 #include <config.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/log.h"
+#include "src/common/read_config.h"
 
 #include "conf.h"
 #include "host.h"
@@ -15,13 +18,29 @@ void conf_load (struct conf *conf)
     const char *mode = NULL;
     int period = -1;
     int log_spec = 0;
+    const char *socket_path = NULL;
+    char *control_socket = NULL;
 
-    if (s && json_unpack (s, "{s?s s?i s?b}", "priority-mode", &mode,
+    if (s && json_unpack (s, "{s?s s?i s?b s?s}", "priority-mode", &mode,
                           "reprioritize-period", &period, "log-jobspec",
-                          &log_spec) < 0)
+                          &log_spec, "control-socket", &socket_path) < 0)
         error ("jobtap: [slurm-jobtap] priority-mode must be a string, "
-               "reprioritize-period an integer and log-jobspec a boolean; "
-               "using defaults");
+               "reprioritize-period an integer, log-jobspec a boolean and "
+               "control-socket a string; using defaults");
+    if (socket_path && socket_path[0] != '/') {
+        error ("jobtap: [slurm-jobtap] control-socket \"%s\" is not an "
+               "absolute path; using the default",
+               socket_path);
+        socket_path = NULL;
+    }
+    if (socket_path)
+        control_socket = strdup (socket_path);
+    else if (asprintf (&control_socket, "%s/jobtap.sock",
+                       slurm_conf.state_save_location
+                           ? slurm_conf.state_save_location
+                           : "/var/spool/slurmctld")
+             < 0)
+        control_socket = NULL;
     pthread_mutex_lock (&conf->lock);
     conf->priority_mode = PRIORITY_SITE_FACTOR;
     if (mode && !strcmp (mode, "authoritative"))
@@ -32,6 +51,8 @@ void conf_load (struct conf *conf)
                mode);
     conf->reprioritize_period = period >= 0 ? period : 30;
     conf->log_jobspec = log_spec;
+    free (conf->control_socket);
+    conf->control_socket = control_socket;
     pthread_mutex_unlock (&conf->lock);
     json_decref (s);
 }
@@ -58,4 +79,20 @@ int conf_reprioritize_period (struct conf *conf)
     int period = conf->reprioritize_period;
     pthread_mutex_unlock (&conf->lock);
     return period;
+}
+
+char *conf_control_socket (struct conf *conf)
+{
+    pthread_mutex_lock (&conf->lock);
+    char *path = conf->control_socket ? strdup (conf->control_socket) : NULL;
+    pthread_mutex_unlock (&conf->lock);
+    return path;
+}
+
+void conf_clear (struct conf *conf)
+{
+    pthread_mutex_lock (&conf->lock);
+    free (conf->control_socket);
+    conf->control_socket = NULL;
+    pthread_mutex_unlock (&conf->lock);
 }

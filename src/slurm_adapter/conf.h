@@ -17,6 +17,7 @@ struct conf {
     enum priority_mode priority_mode;
     int reprioritize_period; /* seconds; 0 = off */
     bool log_jobspec;        /* log the jobspec built for each job */
+    char *control_socket;    /* the control socket's path (control.h) */
 };
 
 #define CONF_INIT                                                              \
@@ -32,5 +33,13 @@ void conf_load (struct conf *conf);
 bool conf_log_jobspec (struct conf *conf);
 enum priority_mode conf_priority_mode (struct conf *conf);
 int conf_reprioritize_period (struct conf *conf);
+
+/* The control socket's path: control-socket, default
+ * "<StateSaveLocation>/jobtap.sock". A new string (caller frees), NULL
+ * when out of memory. */
+char *conf_control_socket (struct conf *conf);
+
+/* Free what conf_load allocated (the adapter's fini). */
+void conf_clear (struct conf *conf);
 
 #endif

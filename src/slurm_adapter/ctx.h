@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "conf.h"
+#include "control.h"
 #include "queue.h"
 
 struct adapter_ctx {
@@ -20,6 +21,7 @@ struct adapter_ctx {
     struct conf conf;     /* conf.c */
     struct queue queue;   /* queue.c */
     struct agent agent;   /* agent.c */
+    struct control control; /* control.c: the control socket */
     uint32_t scan_next;   /* bind.c, agent thread only: the first job id not
                            * looked at yet; 0 = scan every job */
 };

@@ -1,0 +1,337 @@
+/* jobtap: drive the jobtap plugins of a running slurmctld, as `flux
+ * jobtap` drives Flux's job manager: list, load, remove, query, call a
+ * plugin's service (rpc), and show a job as jobtap sees it.
+ *
+ * Speaks to slurmctld's control socket (src/control/control_proto.h);
+ * socket_path.c finds it, job_print.c shows a job. docs/cli.md is the
+ * manual. Exit status: 0, 1 for an error, 2 for a usage error. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "control_proto.h"
+#include "job_print.h"
+#include "socket_path.h"
+
+/* How long to wait for slurmctld's answer: longer than the server's own
+ * rpc timeout (60 s), so the server's ETIMEDOUT comes first. */
+#define RESPONSE_TIMEOUT_S 75
+
+static const char *usage_text =
+    "Usage: jobtap [--socket PATH] COMMAND [ARGS]\n"
+    "  list [--all] [--json]          plugins in call order (--all: with\n"
+    "                                 the builtins)\n"
+    "  load PATH [KEY=VALUE...]       load a plugin with this conf (values\n"
+    "                                 that parse as JSON are JSON)\n"
+    "  remove NAME|GLOB|all           remove plugins\n"
+    "  query NAME                     a plugin's plugin.query, as JSON\n"
+    "  rpc TOPIC [JSON|-]             call a plugin's service (payload from\n"
+    "                                 the argument or stdin)\n"
+    "  job ID [--json]                a job as jobtap sees it\n"
+    "The socket: --socket, $JOBTAP_CONTROL_SOCKET, control-socket in\n"
+    "jobtap.conf beside slurm.conf, or StateSaveLocation/jobtap.sock.\n";
+
+static void usage_error (const char *fmt, ...)
+    __attribute__ ((format (printf, 1, 2), noreturn));
+static void usage_error (const char *fmt, ...)
+{
+    va_list ap;
+    fputs ("jobtap: ", stderr);
+    va_start (ap, fmt);
+    vfprintf (stderr, fmt, ap);
+    va_end (ap);
+    fputc ('\n', stderr);
+    fputs (usage_text, stderr);
+    exit (2);
+}
+
+static void die (const char *fmt, ...) __attribute__ ((format (printf, 1, 2),
+                                                       noreturn));
+static void die (const char *fmt, ...)
+{
+    va_list ap;
+    fputs ("jobtap: ", stderr);
+    va_start (ap, fmt);
+    vfprintf (stderr, fmt, ap);
+    va_end (ap);
+    fputc ('\n', stderr);
+    exit (1);
+}
+
+static int connect_to (const char *path)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    struct timeval send_tv = { 10, 0 }, recv_tv = { RESPONSE_TIMEOUT_S, 0 };
+    int fd;
+
+    if (strlen (path) >= sizeof (addr.sun_path))
+        die ("control socket %s: %s", path, strerror (ENAMETOOLONG));
+    strcpy (addr.sun_path, path);
+    if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+        die ("socket: %s", strerror (errno));
+    if (connect (fd, (struct sockaddr *)&addr, sizeof (addr)) < 0) {
+        int e = errno;
+        die ("cannot connect to slurmctld's jobtap control socket %s: %s%s",
+             path, strerror (e),
+             e == ENOENT || e == ECONNREFUSED
+                 ? " (is slurmctld running with job_submit/jobtap?)"
+                 : "");
+    }
+    (void)setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &send_tv, sizeof (send_tv));
+    (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &recv_tv, sizeof (recv_tv));
+    return fd;
+}
+
+/* Send 'req' (taken), return the result of a successful response (a new
+ * reference); an error response ends the program with "jobtap: WHAT:
+ * <the server's text>". */
+static json_t *call (const char *socket, json_t *req, const char *what)
+{
+    int fd = connect_to (socket);
+    json_t *resp, *result = NULL;
+    const char *error = NULL;
+    int ok = 0, errnum = 0;
+
+    if (!req)
+        die ("%s: %s", what, strerror (ENOMEM));
+    if (control_send (fd, req) < 0)
+        die ("%s: cannot send the request: %s", what, strerror (errno));
+    json_decref (req);
+    if (!(resp = control_recv (fd))) {
+        int e = errno;
+        die ("%s: no answer from slurmctld: %s", what,
+             e == EAGAIN || e == EWOULDBLOCK ? strerror (ETIMEDOUT)
+                                             : strerror (e));
+    }
+    close (fd);
+    if (json_unpack (resp, "{s:b s?o s?i s?s}", "ok", &ok, "result", &result,
+                     "errnum", &errnum, "error", &error) < 0)
+        die ("%s: %s", what, strerror (EPROTO));
+    if (!ok)
+        die ("%s: %s", what,
+             error && *error ? error : strerror (errnum ? errnum : EPROTO));
+    result = json_incref (result ? result : json_null ());
+    json_decref (resp);
+    return result;
+}
+
+static void print_json (json_t *o, size_t flags)
+{
+    char *s = json_dumps (o, flags | JSON_ENCODE_ANY);
+    if (!s)
+        die ("%s", strerror (ENOMEM));
+    puts (s);
+    free (s);
+}
+
+/* Options after the subcommand: only these flags, no other dashes. */
+static void parse_flags (int argc, char **argv, const char *cmd,
+                         const char *allowed, bool *all, bool *json,
+                         int *first_arg)
+{
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp (a, "--"))
+            return (void)(*first_arg = i + 1);
+        if (a[0] != '-' || a[1] == '\0')
+            break;
+        if (!strcmp (a, "--all") && strstr (allowed, "all"))
+            *all = true;
+        else if (!strcmp (a, "--json") && strstr (allowed, "json"))
+            *json = true;
+        else
+            usage_error ("%s: unknown option %s", cmd, a);
+    }
+    *first_arg = i;
+}
+
+static int cmd_list (const char *socket, int argc, char **argv)
+{
+    bool all = false, json = false;
+    int first;
+    size_t i;
+    json_t *v, *names;
+
+    parse_flags (argc, argv, "list", "all json", &all, &json, &first);
+    if (first < argc)
+        usage_error ("list takes no arguments");
+    names = call (socket, json_pack ("{s:s s:b}", "op", "list", "all", all),
+                  "list");
+    if (json)
+        print_json (names, JSON_COMPACT);
+    else
+        json_array_foreach (names, i, v)
+            puts (json_string_value (v) ? json_string_value (v) : "?");
+    json_decref (names);
+    return 0;
+}
+
+/* KEY=VALUE as `flux jobtap load` reads it: JSON if VALUE parses, else
+ * the string. */
+static json_t *conf_from_args (int argc, char **argv)
+{
+    json_t *conf = json_object ();
+    for (int i = 0; conf && i < argc; i++) {
+        char *eq = strchr (argv[i], '=');
+        if (!eq || eq == argv[i])
+            usage_error ("load: %s is not KEY=VALUE", argv[i]);
+        *eq = '\0';
+        json_t *v = json_loads (eq + 1, JSON_DECODE_ANY, NULL);
+        if (!v)
+            v = json_string (eq + 1);
+        if (!v || json_object_set_new (conf, argv[i], v) < 0)
+            die ("load: %s", strerror (ENOMEM));
+    }
+    return conf;
+}
+
+static int cmd_load (const char *socket, int argc, char **argv)
+{
+    if (argc < 2)
+        usage_error ("load needs a plugin PATH");
+    json_t *conf = conf_from_args (argc - 2, argv + 2);
+    char what[512];
+    snprintf (what, sizeof (what), "load %s", argv[1]);
+    json_decref (call (socket,
+                       json_pack ("{s:s s:s s:o}", "op", "load", "path",
+                                  argv[1], "conf", conf),
+                       what));
+    return 0;
+}
+
+static int cmd_remove (const char *socket, int argc, char **argv)
+{
+    char what[512];
+    if (argc != 2)
+        usage_error ("remove needs one NAME, GLOB or all");
+    snprintf (what, sizeof (what), "remove %s", argv[1]);
+    json_decref (call (socket,
+                       json_pack ("{s:s s:s}", "op", "remove", "name",
+                                  argv[1]),
+                       what));
+    return 0;
+}
+
+static int cmd_query (const char *socket, int argc, char **argv)
+{
+    char what[512];
+    if (argc != 2)
+        usage_error ("query needs one plugin NAME");
+    snprintf (what, sizeof (what), "query %s", argv[1]);
+    json_t *o = call (socket,
+                      json_pack ("{s:s s:s}", "op", "query", "name", argv[1]),
+                      what);
+    print_json (o, JSON_INDENT (2));
+    json_decref (o);
+    return 0;
+}
+
+static json_t *payload_from (const char *arg)
+{
+    json_error_t jerr;
+    json_t *o = !strcmp (arg, "-") ? json_loadf (stdin, 0, &jerr)
+                                   : json_loads (arg, 0, &jerr);
+    if (!o)
+        usage_error ("rpc: the payload is not JSON: %s", jerr.text);
+    if (!json_is_object (o))
+        usage_error ("rpc: the payload must be a JSON object");
+    return o;
+}
+
+static int cmd_rpc (const char *socket, int argc, char **argv)
+{
+    char what[512];
+    if (argc < 2 || argc > 3)
+        usage_error ("rpc needs a TOPIC and at most one payload");
+    json_t *payload = argc == 3 ? payload_from (argv[2]) : json_null ();
+    snprintf (what, sizeof (what), "rpc %s", argv[1]);
+    json_t *o = call (socket,
+                      json_pack ("{s:s s:s s:o}", "op", "rpc", "topic",
+                                 argv[1], "payload", payload),
+                      what);
+    print_json (o, JSON_COMPACT);
+    json_decref (o);
+    return 0;
+}
+
+static int cmd_job (const char *socket, int argc, char **argv)
+{
+    bool all = false, json = false;
+    int first;
+    char *end;
+    char what[512];
+
+    parse_flags (argc, argv, "job", "json", &all, &json, &first);
+    if (first != argc - 1)
+        usage_error ("job needs one job ID");
+    errno = 0;
+    unsigned long long id = strtoull (argv[first], &end, 10);
+    if (errno || end == argv[first] || *end || argv[first][0] == '-')
+        usage_error ("job: %s is not a job ID", argv[first]);
+    snprintf (what, sizeof (what), "job %llu", id);
+    json_t *o = call (socket,
+                      json_pack ("{s:s s:I}", "op", "job", "id",
+                                 (json_int_t)id),
+                      what);
+    if (json)
+        print_json (o, JSON_INDENT (2));
+    else
+        job_print (stdout, o);
+    json_decref (o);
+    return 0;
+}
+
+static const struct command {
+    const char *name;
+    int (*run) (const char *socket, int argc, char **argv);
+} commands[] = {
+    { "list", cmd_list },   { "load", cmd_load }, { "remove", cmd_remove },
+    { "query", cmd_query }, { "rpc", cmd_rpc },   { "job", cmd_job },
+    { NULL, NULL },
+};
+
+int main (int argc, char **argv)
+{
+    static const struct option options[] = {
+        { "socket", required_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *option_socket = NULL;
+    int c;
+
+    /* '+': stop at the subcommand, whose own options it parses */
+    while ((c = getopt_long (argc, argv, "+s:h", options, NULL)) != -1) {
+        if (c == 's')
+            option_socket = optarg;
+        else if (c == 'h') {
+            fputs (usage_text, stdout);
+            return 0;
+        }
+        else
+            usage_error ("unknown option");
+    }
+    if (optind >= argc)
+        usage_error ("no command");
+    for (const struct command *cmd = commands; cmd->name; cmd++) {
+        if (strcmp (cmd->name, argv[optind]) != 0)
+            continue;
+        char *socket = socket_path_find (option_socket);
+        if (!socket)
+            die ("%s", strerror (ENOMEM));
+        int rc = cmd->run (socket, argc - optind, argv + optind);
+        free (socket);
+        return rc;
+    }
+    usage_error ("unknown command %s", argv[optind]);
+}
