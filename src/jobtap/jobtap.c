@@ -134,36 +134,37 @@ static void print_json (json_t *o, size_t flags)
 }
 
 /* Options after the subcommand: only these flags, no other dashes. */
-static void parse_flags (int argc, char **argv, const char *cmd,
-                         const char *allowed, bool *all, bool *json,
-                         int *first_arg)
+/* A subcommand's flags, before or after its arguments (as `jobtap job 42
+ * --json` reads). The arguments are moved up to argv[1...]; returns their
+ * end (the new argc). After "--" everything is an argument. */
+static int parse_flags (int argc, char **argv, const char *cmd,
+                        const char *allowed, bool *all, bool *json)
 {
-    int i;
-    for (i = 1; i < argc; i++) {
+    int n = 1;
+    bool flags_done = false;
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp (a, "--"))
-            return (void)(*first_arg = i + 1);
-        if (a[0] != '-' || a[1] == '\0')
-            break;
-        if (!strcmp (a, "--all") && strstr (allowed, "all"))
+        if (!flags_done && !strcmp (a, "--"))
+            flags_done = true;
+        else if (flags_done || a[0] != '-' || a[1] == '\0')
+            argv[n++] = argv[i];
+        else if (!strcmp (a, "--all") && strstr (allowed, "all"))
             *all = true;
         else if (!strcmp (a, "--json") && strstr (allowed, "json"))
             *json = true;
         else
             usage_error ("%s: unknown option %s", cmd, a);
     }
-    *first_arg = i;
+    return n;
 }
 
 static int cmd_list (const char *socket, int argc, char **argv)
 {
     bool all = false, json = false;
-    int first;
     size_t i;
     json_t *v, *names;
 
-    parse_flags (argc, argv, "list", "all json", &all, &json, &first);
-    if (first < argc)
+    if (parse_flags (argc, argv, "list", "all json", &all, &json) > 1)
         usage_error ("list takes no arguments");
     names = call (socket, json_pack ("{s:s s:b}", "op", "list", "all", all),
                   "list");
@@ -267,17 +268,15 @@ static int cmd_rpc (const char *socket, int argc, char **argv)
 static int cmd_job (const char *socket, int argc, char **argv)
 {
     bool all = false, json = false;
-    int first;
     char *end;
     char what[512];
 
-    parse_flags (argc, argv, "job", "json", &all, &json, &first);
-    if (first != argc - 1)
+    if (parse_flags (argc, argv, "job", "json", &all, &json) != 2)
         usage_error ("job needs one job ID");
     errno = 0;
-    unsigned long long id = strtoull (argv[first], &end, 10);
-    if (errno || end == argv[first] || *end || argv[first][0] == '-')
-        usage_error ("job: %s is not a job ID", argv[first]);
+    unsigned long long id = strtoull (argv[1], &end, 10);
+    if (errno || end == argv[1] || *end || argv[1][0] == '-')
+        usage_error ("job: %s is not a job ID", argv[1]);
     snprintf (what, sizeof (what), "job %llu", id);
     json_t *o = call (socket,
                       json_pack ("{s:s s:I}", "op", "job", "id",

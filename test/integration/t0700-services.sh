@@ -27,7 +27,7 @@ submit() { sbatch --parsable --exclusive -o /dev/null -t 5 --wrap true; }
 site() { sprio -h -j "$1" -o %S | tr -d ' '; }
 reason() { squeue -h -j "$1" -o %r; }
 
-is "$("$jobtap" list)" "bank-priority" "jobtap list shows the loaded plugin"
+is "$("$jobtap" list)" "bank-priority.so" "jobtap list shows the loaded plugin"
 
 # Keep the node busy so the others stay pending (the blocker waits for data
 # too, so give root's data first).
@@ -60,7 +60,11 @@ cluster_wait_for 10 sh -c "sprio -h -j $b -o %S | grep -q 25000"
 is "$(site "$a")" 25000 "nobody's first job gets 0.25 * 100000"
 is "$(site "$b")" 25000 "and the second"
 like "$(reason "$a")" "^(Priority|Resources)$" "no longer held by jobtap"
-like "$("$jobtap" query bank-priority)" '"bank": "physics"' "jobtap query shows the plugin's records"
+like "$("$jobtap" query bank-priority.so)" '"bank": "physics"' "jobtap query shows the plugin's records"
+out=$("$jobtap" job "$a" --json 2>&1)
+ok $? "jobtap job shows the runtime's view of a job" || diag "$out"
+like "$out" '"priority": 25000' "with the priority the data implies"
+like "$("$jobtap" job "$a" 2>&1)" "State +SCHED" "and as text, in the state a scheduled job has"
 
 out=$("$jobtap" rpc job-manager.nosuch.method '{}' 2>&1)
 ok $((!$?)) "a call to an unknown service fails"
@@ -72,9 +76,10 @@ ok $? "jobtap load of a policy plugin" || diag "$out"
 out=$(sbatch -o /dev/null -t 5 --wrap true 2>&1)
 is "$(head -n 1 <<<"$out")" "sbatch: error: duration 300s exceeds the limit of 60s" \
 	"the next sbatch is rejected by it"
-out=$(as_nobody env JOBTAP_CONTROL_SOCKET="$JOBTAP_CONTROL_SOCKET" "$jobtap" remove slurm-policy 2>&1)
+out=$(as_nobody env JOBTAP_CONTROL_SOCKET="$JOBTAP_CONTROL_SOCKET" "$jobtap" remove slurm-policy.so 2>&1)
 ok $((!$?)) "an ordinary user cannot remove it"
-out=$("$jobtap" remove slurm-policy 2>&1)
+like "$out" "Request requires owner credentials" "and is told why"
+out=$("$jobtap" remove slurm-policy.so 2>&1)
 ok $? "root removes it" || diag "$out"
 id=$(sbatch --parsable -o /dev/null -t 5 --wrap true 2>&1)
 like "$id" '^[0-9]+$' "and the next sbatch is accepted again"
