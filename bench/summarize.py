@@ -17,6 +17,7 @@ NAMES = {
     "b": "b: Slurm job_submit/lua",
     "c": "c: jobtap, C plugin",
     "d": "d: jobtap, Lua policy",
+    "e": "e: as c, with 100 service calls/s",
 }
 
 
