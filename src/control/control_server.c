@@ -18,11 +18,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
+#include <netdb.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "control_listen.h"
+#include "control_munge.h"
 #include "control_ops.h"
 #include "control_proto.h"
 #include "control_server.h"
@@ -49,6 +51,8 @@ enum client_state { CLIENT_READING, CLIENT_WAITING, CLIENT_WRITING };
 
 struct client {
     int fd;
+    bool sealed; /* over TCP: each request in a munge credential */
+    char peer[80]; /* for the log: "uid N" or the TCP peer's address */
     struct control_caller caller;
     enum client_state state;
     unsigned char header[CONTROL_HEADER_SIZE];
@@ -69,6 +73,8 @@ struct control_server {
     dev_t dev;
     ino_t ino;
     int listen_fd;
+    int tcp_fd;  /* -1: no TCP port */
+    void *munge; /* munge_ctx_t, for sealed requests */
     struct mailbox *box;
     struct client **clients;
     int nclients;
@@ -97,18 +103,6 @@ static void server_log (struct control_server *srv, int level, const char *fmt, 
     vsnprintf (msg, sizeof (msg), fmt, ap);
     va_end (ap);
     srv->cfg.log (level, msg, srv->cfg.arg);
-}
-
-static int seterr (jobtap_host_error_t *err, int errnum, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-static int seterr (jobtap_host_error_t *err, int errnum, const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (err->text, sizeof (err->text), fmt, ap);
-    va_end (ap);
-    errno = errnum;
-    return -1;
 }
 
 /* --- the mailbox ------------------------------------------------------- */
@@ -254,6 +248,34 @@ static void log_change (struct control_server *srv,
               c->caller.uid, op, what ? what : "?", error ? error : "?");
 }
 
+/* A request from the TCP port: its credential names the caller, and its
+ * payload replaces the body. NULL when it was refused (the answer is
+ * queued and the connection ends after it). */
+static struct client *client_open_sealed (struct control_server *srv,
+                                          struct client *c)
+{
+    char errtext[256];
+    char *request;
+    uint32_t uid;
+
+    if (control_munge_open (srv->munge, c->body, c->body_len, &request, &uid,
+                            errtext, sizeof (errtext))
+        < 0) {
+        int e = errno;
+        server_log (srv, LOG_WARNING, "control: request from %s refused: %s",
+                    c->peer, errtext);
+        client_respond (srv, c, control_response_error (e, "%s", errtext),
+                        true);
+        return NULL;
+    }
+    free (c->body);
+    c->body = request;
+    c->body_len = strlen (request);
+    c->caller.uid = uid;
+    c->caller.rolemask = srv->cfg.rolemask_of (uid, srv->cfg.arg);
+    return c;
+}
+
 static void client_run_request (struct control_server *srv, struct client *c)
 {
     char errtext[256];
@@ -262,6 +284,8 @@ static void client_run_request (struct control_server *srv, struct client *c)
     json_t *req, *response;
     struct pending *p;
 
+    if (c->sealed && !(c = client_open_sealed (srv, c)))
+        return;
     req = control_request_parse (c->body, c->body_len, &op, &errnum, errtext,
                                  sizeof (errtext));
     if (!req) {
@@ -372,10 +396,14 @@ static bool client_write (struct control_server *srv, struct client *c)
     return true;
 }
 
-static void accept_clients (struct control_server *srv)
+/* Take what connections wait on 'listen_fd'; 'sealed' for the TCP port. */
+static void accept_clients (struct control_server *srv, int listen_fd,
+                            bool sealed)
 {
     while (srv->nclients < srv->cfg.max_clients) {
-        int fd = accept4 (srv->listen_fd, NULL, NULL,
+        struct sockaddr_storage ss;
+        socklen_t sslen = sizeof (ss);
+        int fd = accept4 (listen_fd, (struct sockaddr *)&ss, &sslen,
                           SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
@@ -383,10 +411,11 @@ static void accept_clients (struct control_server *srv)
                 server_log (srv, LOG_ERR, "control: accept: %s", strerror (errno));
             return;
         }
-        struct ucred cred;
+        struct ucred cred = { 0 };
         socklen_t len = sizeof (cred);
         struct client *c;
-        if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0
+        if ((!sealed
+             && getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
             || !(c = calloc (1, sizeof (*c)))) {
             server_log (srv, LOG_ERR, "control: cannot take a connection: %s",
                   strerror (errno));
@@ -394,8 +423,22 @@ static void accept_clients (struct control_server *srv)
             continue;
         }
         c->fd = fd;
-        c->caller.uid = cred.uid;
-        c->caller.rolemask = srv->cfg.rolemask_of (cred.uid, srv->cfg.arg);
+        c->sealed = sealed;
+        if (sealed) {
+            char host[64] = "?", port[16] = "?";
+            (void)getnameinfo ((struct sockaddr *)&ss, sslen, host,
+                               sizeof (host), port, sizeof (port),
+                               NI_NUMERICHOST | NI_NUMERICSERV);
+            snprintf (c->peer, sizeof (c->peer), "%s port %s", host, port);
+            c->caller.uid = (uint32_t)-1; /* each request says */
+            c->caller.rolemask = 0;
+        }
+        else {
+            snprintf (c->peer, sizeof (c->peer), "uid %u", (unsigned)cred.uid);
+            c->caller.uid = cred.uid;
+            c->caller.rolemask = srv->cfg.rolemask_of (cred.uid,
+                                                       srv->cfg.arg);
+        }
         client_expect_request (srv, c);
         srv->clients[srv->nclients++] = c;
     }
@@ -444,8 +487,8 @@ static bool client_service (struct control_server *srv,
     if (now < c->deadline_ms)
         return true;
     if (c->state != CLIENT_WAITING) {
-        server_log (srv, LOG_DEBUG, "control: uid %u: no %s within %d ms, "
-              "closing", c->caller.uid,
+        server_log (srv, LOG_DEBUG, "control: %s: no %s within %d ms, "
+              "closing", c->peer,
               c->state == CLIENT_READING ? "request" : "read of the response",
               srv->cfg.io_timeout_ms);
         return false;
@@ -469,9 +512,9 @@ static void *server_thread (void *arg)
         int n = 0;
 
         srv->pfds[n++] = (struct pollfd){ srv->box->wake[0], POLLIN, 0 };
-        srv->pfds[n++] = (struct pollfd){
-            srv->listen_fd,
-            srv->nclients < srv->cfg.max_clients ? POLLIN : 0, 0 };
+        short room = srv->nclients < srv->cfg.max_clients ? POLLIN : 0;
+        srv->pfds[n++] = (struct pollfd){ srv->listen_fd, room, 0 };
+        srv->pfds[n++] = (struct pollfd){ srv->tcp_fd, room, 0 };
         for (int i = 0; i < srv->nclients; i++) {
             struct client *c = srv->clients[i];
             short ev = c->state == CLIENT_READING   ? POLLIN
@@ -495,7 +538,7 @@ static void *server_thread (void *arg)
         int polled = srv->nclients, kept = 0;
         for (int i = 0; i < polled; i++) {
             struct client *c = srv->clients[i];
-            if (client_service (srv, c, srv->pfds[i + 2].revents, now))
+            if (client_service (srv, c, srv->pfds[i + 3].revents, now))
                 srv->clients[kept++] = c;
             else
                 client_destroy (srv, c);
@@ -504,79 +547,22 @@ static void *server_thread (void *arg)
             srv->clients[kept++] = srv->clients[i];
         srv->nclients = kept;
         if (srv->pfds[1].revents & POLLIN)
-            accept_clients (srv);
+            accept_clients (srv, srv->listen_fd, false);
+        if (srv->pfds[2].revents & POLLIN)
+            accept_clients (srv, srv->tcp_fd, true);
     }
     return NULL;
 }
 
 /* --- start and stop ---------------------------------------------------- */
 
-/* Make room at 'path'. A socket someone still serves is taken over:
- * Slurm 24.11's reconfigure starts the new slurmctld before the old one
- * exits, and the old one removes only its own socket (same inode). */
-static int clear_path (struct control_server *srv,
-                       const char *path,
-                       jobtap_host_error_t *err)
-{
-    struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    struct stat st;
-    int fd, rc;
-
-    if (lstat (path, &st) < 0)
-        return errno == ENOENT ? 0 : seterr (err, errno, "%s: %s", path,
-                                             strerror (errno));
-    if (!S_ISSOCK (st.st_mode))
-        return seterr (err, EEXIST, "%s: exists and is not a socket", path);
-    snprintf (addr.sun_path, sizeof (addr.sun_path), "%s", path);
-    if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
-        rc = connect (fd, (struct sockaddr *)&addr, sizeof (addr));
-        close (fd);
-        if (rc == 0)
-            server_log (srv, LOG_INFO,
-                        "control: %s is served by another process (the "
-                        "slurmctld this one replaces?); taking it over",
-                        path);
-    }
-    if (unlink (path) < 0 && errno != ENOENT)
-        return seterr (err, errno, "%s: cannot remove the old socket: %s",
-                       path, strerror (errno));
-    return 0;
-}
-
-static int listen_at (struct control_server *srv, jobtap_host_error_t *err)
-{
-    struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    const char *path = srv->path;
-    struct stat st;
-
-    if (strlen (path) >= sizeof (addr.sun_path))
-        return seterr (err, ENAMETOOLONG, "%s: path is longer than %zu bytes",
-                       path, sizeof (addr.sun_path) - 1);
-    if (clear_path (srv, path, err) < 0)
-        return -1;
-    strcpy (addr.sun_path, path);
-    srv->listen_fd = socket (AF_UNIX,
-                             SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (srv->listen_fd < 0)
-        return seterr (err, errno, "socket: %s", strerror (errno));
-    if (bind (srv->listen_fd, (struct sockaddr *)&addr, sizeof (addr)) < 0)
-        return seterr (err, errno, "%s: bind: %s", path, strerror (errno));
-    /* every user may connect; each request is authorized on its own */
-    if (chmod (path, 0666) < 0 || stat (path, &st) < 0
-        || listen (srv->listen_fd, 128) < 0) {
-        int e = errno;
-        unlink (path);
-        return seterr (err, e, "%s: %s", path, strerror (e));
-    }
-    srv->dev = st.st_dev;
-    srv->ino = st.st_ino;
-    return 0;
-}
-
 static void server_free (struct control_server *srv)
 {
     if (srv->listen_fd >= 0)
         close (srv->listen_fd);
+    if (srv->tcp_fd >= 0)
+        close (srv->tcp_fd);
+    control_munge_ctx_destroy (srv->munge);
     if (srv->box) {
         pthread_mutex_lock (&srv->box->lock);
         mailbox_unref_unlock (srv->box);
@@ -594,14 +580,14 @@ struct control_server *control_server_start (const struct control_config *cfg,
     int e;
 
     if (!cfg || !cfg->path || !*cfg->path || !cfg->rolemask_of) {
-        seterr (err, EINVAL, "control socket: invalid configuration");
+        control_seterr (err, EINVAL, "control socket: invalid configuration");
         return NULL;
     }
     if (!(srv = calloc (1, sizeof (*srv)))) {
-        seterr (err, ENOMEM, "out of memory");
+        control_seterr (err, ENOMEM, "out of memory");
         return NULL;
     }
-    srv->listen_fd = -1;
+    srv->listen_fd = srv->tcp_fd = -1;
     srv->cfg = *cfg;
     if (srv->cfg.io_timeout_ms <= 0)
         srv->cfg.io_timeout_ms = CONTROL_IO_TIMEOUT_MS;
@@ -609,28 +595,52 @@ struct control_server *control_server_start (const struct control_config *cfg,
         srv->cfg.rpc_timeout_ms = CONTROL_RPC_TIMEOUT_MS;
     if (srv->cfg.max_clients <= 0)
         srv->cfg.max_clients = CONTROL_MAX_CLIENTS;
-    srv->cfg.path = NULL; /* the copy in srv->path is the one to use */
+    /* the copy in srv->path is the one to use; the others serve start only */
+    srv->cfg.path = srv->cfg.tcp_address = srv->cfg.munge_socket = NULL;
     if (!(srv->path = strdup (cfg->path))
         || !(srv->clients = calloc ((size_t)srv->cfg.max_clients,
                                     sizeof (*srv->clients)))
-        || !(srv->pfds = calloc ((size_t)srv->cfg.max_clients + 2,
+        || !(srv->pfds = calloc ((size_t)srv->cfg.max_clients + 3,
                                  sizeof (*srv->pfds)))
         || !(srv->box = mailbox_create ())) {
         e = errno;
         server_free (srv);
-        seterr (err, e, "control socket: %s", strerror (e));
+        control_seterr (err, e, "control socket: %s", strerror (e));
         return NULL;
     }
-    if (listen_at (srv, err) < 0) {
+    /* the port first: failing, it must not have moved the socket file */
+    if (cfg->tcp_port > 0) {
+        if (!(srv->munge = control_munge_ctx_create (cfg->munge_socket)))
+            control_seterr (err, errno, "control port: munge: %s",
+                            strerror (errno));
+        else
+            srv->tcp_fd = control_listen_tcp (cfg->tcp_address,
+                                              cfg->tcp_port, err);
+        if (srv->tcp_fd < 0) {
+            e = errno;
+            server_free (srv);
+            errno = e;
+            return NULL;
+        }
+    }
+    bool taken_over;
+    srv->listen_fd = control_listen_unix (srv->path, &srv->dev, &srv->ino,
+                                          &taken_over, err);
+    if (srv->listen_fd < 0) {
         e = errno;
         server_free (srv);
         errno = e;
         return NULL;
     }
+    if (taken_over)
+        server_log (srv, LOG_INFO,
+                    "control: %s is served by another process (the "
+                    "slurmctld this one replaces?); taking it over",
+                    srv->path);
     if ((e = pthread_create (&srv->thread, NULL, server_thread, srv))) {
         unlink (srv->path);
         server_free (srv);
-        seterr (err, e, "control socket: cannot start its thread: %s",
+        control_seterr (err, e, "control socket: cannot start its thread: %s",
                 strerror (e));
         return NULL;
     }

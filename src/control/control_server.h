@@ -1,8 +1,10 @@
 /* control_server: the jobtap control socket, served from its own thread.
  *
  * A Unix stream socket (mode 0666: every user may connect; authorization
- * is per request, control_ops.h). Each connection's peer is identified
- * with SO_PEERCRED and given a rolemask by the caller's policy. Requests
+ * is per request, control_ops.h), and optionally a TCP port. A Unix
+ * connection's peer is identified with SO_PEERCRED; a TCP request names
+ * its sender in the munge credential it is sealed in (control_munge.h).
+ * The uid is given a rolemask by the caller's policy. Requests
  * and responses are framed JSON (control_proto.h); a connection may send
  * several requests, one after the other.
  *
@@ -34,6 +36,12 @@ struct control_config {
     int io_timeout_ms;  /* 0: CONTROL_IO_TIMEOUT_MS */
     int rpc_timeout_ms; /* 0: CONTROL_RPC_TIMEOUT_MS */
     int max_clients;    /* 0: CONTROL_MAX_CLIENTS */
+    /* Optional: a TCP port (0: none) at tcp_address (NULL: every address)
+     * whose requests are sealed in munge credentials, checked by the
+     * munged at munge_socket (NULL: munge's default). */
+    int tcp_port;
+    const char *tcp_address;
+    const char *munge_socket;
 };
 
 #define CONTROL_IO_TIMEOUT_MS 5000
@@ -42,9 +50,10 @@ struct control_config {
 
 struct control_server;
 
-/* Bind the socket and start the thread. NULL with errno and err set
- * (e.g. "/run/jobtap.sock: path is longer than 107 bytes", "...: exists
- * and is not a socket"). A socket file already at the path is removed,
+/* Bind the socket (and the TCP port) and start the thread. NULL with
+ * errno and err set (e.g. "/run/jobtap.sock: path is longer than 107
+ * bytes", "...: exists and is not a socket", "control port *:6825:
+ * Address already in use"). A socket file already at the path is removed,
  * also one another process still serves (a slurmctld being replaced);
  * stop removes the file only while it is still this server's. */
 struct control_server *control_server_start (const struct control_config *cfg,

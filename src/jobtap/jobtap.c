@@ -3,7 +3,9 @@
  * plugin's service (rpc), and show a job as jobtap sees it.
  *
  * Speaks to slurmctld's control socket (src/control/control_proto.h);
- * socket_path.c finds it, job_print.c shows a job. docs/cli.md is the
+ * or, with --host, to its TCP control port with each request sealed in a
+ * munge credential (control_munge.h); site_conf.c finds them, job_print.c
+ * shows a job. docs/cli.md is the
  * manual. Exit status: 0, 1 for an error, 2 for a usage error. */
 #include <errno.h>
 #include <getopt.h>
@@ -15,19 +17,21 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <netdb.h>
 #include <unistd.h>
 #include <jansson.h>
 
 #include "control_proto.h"
 #include "job_print.h"
-#include "socket_path.h"
+#include "control_munge.h"
+#include "site_conf.h"
 
 /* How long to wait for slurmctld's answer: longer than the server's own
  * rpc timeout (60 s), so the server's ETIMEDOUT comes first. */
 #define RESPONSE_TIMEOUT_S 75
 
 static const char *usage_text =
-    "Usage: jobtap [--socket PATH] COMMAND [ARGS]\n"
+    "Usage: jobtap [--socket PATH | --host HOST[:PORT]] COMMAND [ARGS]\n"
     "  list [--all] [--json]          plugins in call order (--all: with\n"
     "                                 the builtins)\n"
     "  load PATH [KEY=VALUE...]       load a plugin with this conf (values\n"
@@ -38,7 +42,10 @@ static const char *usage_text =
     "                                 the argument or stdin)\n"
     "  job ID [--json]                a job as jobtap sees it\n"
     "The socket: --socket, $JOBTAP_CONTROL_SOCKET, control-socket in\n"
-    "jobtap.conf beside slurm.conf, or StateSaveLocation/jobtap.sock.\n";
+    "jobtap.conf beside slurm.conf, or StateSaveLocation/jobtap.sock.\n"
+    "--host: slurmctld's control port (PORT, or control-port in\n"
+    "jobtap.conf), each request sealed with munge as Slurm's AuthInfo\n"
+    "says.\n";
 
 static void usage_error (const char *fmt, ...)
     __attribute__ ((format (printf, 1, 2), noreturn));
@@ -67,10 +74,47 @@ static void die (const char *fmt, ...)
     exit (1);
 }
 
-static int connect_to (const char *path)
+/* Where the requests go: the Unix socket, or a TCP port (host set). */
+struct endpoint {
+    char *path;
+    const char *host;
+    char port[16];
+    char *munge_socket;
+};
+
+static int connect_tcp (const struct endpoint *ep)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                              .ai_socktype = SOCK_STREAM };
+    struct addrinfo *res, *ai;
+    int fd = -1, e = 0, rc;
+
+    if ((rc = getaddrinfo (ep->host, ep->port, &hints, &res)))
+        die ("%s: %s", ep->host, gai_strerror (rc));
+    for (ai = res; ai; ai = ai->ai_next) {
+        if ((fd = socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+                          ai->ai_protocol)) < 0) {
+            e = errno;
+            continue;
+        }
+        if (connect (fd, ai->ai_addr, ai->ai_addrlen) == 0)
+            break;
+        e = errno;
+        close (fd);
+        fd = -1;
+    }
+    freeaddrinfo (res);
+    if (fd < 0)
+        die ("cannot connect to slurmctld's jobtap control port %s:%s: %s%s",
+             ep->host, ep->port, strerror (e),
+             e == ECONNREFUSED ? " (is control-port set in jobtap.conf?)"
+                               : "");
+    return fd;
+}
+
+static int connect_unix (const char *path)
 {
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
-    struct timeval send_tv = { 10, 0 }, recv_tv = { RESPONSE_TIMEOUT_S, 0 };
     int fd;
 
     if (strlen (path) >= sizeof (addr.sun_path))
@@ -86,6 +130,14 @@ static int connect_to (const char *path)
                  ? " (is slurmctld running with job_submit/jobtap?)"
                  : "");
     }
+    return fd;
+}
+
+static int connect_to (const struct endpoint *ep)
+{
+    struct timeval send_tv = { 10, 0 }, recv_tv = { RESPONSE_TIMEOUT_S, 0 };
+    int fd = ep->host ? connect_tcp (ep) : connect_unix (ep->path);
+
     (void)setsockopt (fd, SOL_SOCKET, SO_SNDTIMEO, &send_tv, sizeof (send_tv));
     (void)setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &recv_tv, sizeof (recv_tv));
     return fd;
@@ -94,15 +146,24 @@ static int connect_to (const char *path)
 /* Send 'req' (taken), return the result of a successful response (a new
  * reference); an error response ends the program with "jobtap: WHAT:
  * <the server's text>". */
-static json_t *call (const char *socket, json_t *req, const char *what)
+static json_t *call (const struct endpoint *ep, json_t *req, const char *what)
 {
-    int fd = connect_to (socket);
     json_t *resp, *result = NULL;
     const char *error = NULL;
     int ok = 0, errnum = 0;
+    char errtext[256];
 
     if (!req)
         die ("%s: %s", what, strerror (ENOMEM));
+    if (ep->host) {
+        json_t *sealed = control_munge_seal (req, ep->munge_socket, errtext,
+                                             sizeof (errtext));
+        if (!sealed)
+            die ("%s: %s", what, errtext);
+        json_decref (req);
+        req = sealed;
+    }
+    int fd = connect_to (ep);
     if (control_send (fd, req) < 0)
         die ("%s: cannot send the request: %s", what, strerror (errno));
     json_decref (req);
@@ -158,7 +219,7 @@ static int parse_flags (int argc, char **argv, const char *cmd,
     return n;
 }
 
-static int cmd_list (const char *socket, int argc, char **argv)
+static int cmd_list (const struct endpoint *ep, int argc, char **argv)
 {
     bool all = false, json = false;
     size_t i;
@@ -166,7 +227,7 @@ static int cmd_list (const char *socket, int argc, char **argv)
 
     if (parse_flags (argc, argv, "list", "all json", &all, &json) > 1)
         usage_error ("list takes no arguments");
-    names = call (socket, json_pack ("{s:s s:b}", "op", "list", "all", all),
+    names = call (ep, json_pack ("{s:s s:b}", "op", "list", "all", all),
                   "list");
     if (json)
         print_json (names, JSON_COMPACT);
@@ -196,40 +257,40 @@ static json_t *conf_from_args (int argc, char **argv)
     return conf;
 }
 
-static int cmd_load (const char *socket, int argc, char **argv)
+static int cmd_load (const struct endpoint *ep, int argc, char **argv)
 {
     if (argc < 2)
         usage_error ("load needs a plugin PATH");
     json_t *conf = conf_from_args (argc - 2, argv + 2);
     char what[512];
     snprintf (what, sizeof (what), "load %s", argv[1]);
-    json_decref (call (socket,
+    json_decref (call (ep,
                        json_pack ("{s:s s:s s:o}", "op", "load", "path",
                                   argv[1], "conf", conf),
                        what));
     return 0;
 }
 
-static int cmd_remove (const char *socket, int argc, char **argv)
+static int cmd_remove (const struct endpoint *ep, int argc, char **argv)
 {
     char what[512];
     if (argc != 2)
         usage_error ("remove needs one NAME, GLOB or all");
     snprintf (what, sizeof (what), "remove %s", argv[1]);
-    json_decref (call (socket,
+    json_decref (call (ep,
                        json_pack ("{s:s s:s}", "op", "remove", "name",
                                   argv[1]),
                        what));
     return 0;
 }
 
-static int cmd_query (const char *socket, int argc, char **argv)
+static int cmd_query (const struct endpoint *ep, int argc, char **argv)
 {
     char what[512];
     if (argc != 2)
         usage_error ("query needs one plugin NAME");
     snprintf (what, sizeof (what), "query %s", argv[1]);
-    json_t *o = call (socket,
+    json_t *o = call (ep,
                       json_pack ("{s:s s:s}", "op", "query", "name", argv[1]),
                       what);
     print_json (o, JSON_INDENT (2));
@@ -249,14 +310,14 @@ static json_t *payload_from (const char *arg)
     return o;
 }
 
-static int cmd_rpc (const char *socket, int argc, char **argv)
+static int cmd_rpc (const struct endpoint *ep, int argc, char **argv)
 {
     char what[512];
     if (argc < 2 || argc > 3)
         usage_error ("rpc needs a TOPIC and at most one payload");
     json_t *payload = argc == 3 ? payload_from (argv[2]) : json_null ();
     snprintf (what, sizeof (what), "rpc %s", argv[1]);
-    json_t *o = call (socket,
+    json_t *o = call (ep,
                       json_pack ("{s:s s:s s:o}", "op", "rpc", "topic",
                                  argv[1], "payload", payload),
                       what);
@@ -265,7 +326,7 @@ static int cmd_rpc (const char *socket, int argc, char **argv)
     return 0;
 }
 
-static int cmd_job (const char *socket, int argc, char **argv)
+static int cmd_job (const struct endpoint *ep, int argc, char **argv)
 {
     bool all = false, json = false;
     char *end;
@@ -278,7 +339,7 @@ static int cmd_job (const char *socket, int argc, char **argv)
     if (errno || end == argv[1] || *end || argv[1][0] == '-')
         usage_error ("job: %s is not a job ID", argv[1]);
     snprintf (what, sizeof (what), "job %llu", id);
-    json_t *o = call (socket,
+    json_t *o = call (ep,
                       json_pack ("{s:s s:I}", "op", "job", "id",
                                  (json_int_t)id),
                       what);
@@ -292,27 +353,67 @@ static int cmd_job (const char *socket, int argc, char **argv)
 
 static const struct command {
     const char *name;
-    int (*run) (const char *socket, int argc, char **argv);
+    int (*run) (const struct endpoint *ep, int argc, char **argv);
 } commands[] = {
     { "list", cmd_list },   { "load", cmd_load }, { "remove", cmd_remove },
     { "query", cmd_query }, { "rpc", cmd_rpc },   { "job", cmd_job },
     { NULL, NULL },
 };
 
+/* --host HOST[:PORT] or [IPV6]:PORT; the port defaults to control-port in
+ * jobtap.conf. */
+static void endpoint_set_host (struct endpoint *ep, char *host)
+{
+    char *colon = NULL;
+    int port = 0;
+
+    if (host[0] == '[') { /* [::1]:6825 */
+        char *close = strchr (host, ']');
+        if (!close || (close[1] && close[1] != ':'))
+            usage_error ("--host %s: not HOST[:PORT]", host);
+        *close = '\0';
+        colon = close[1] == ':' ? close + 1 : NULL;
+        host++;
+    }
+    else if ((colon = strrchr (host, ':')) && strchr (host, ':') != colon)
+        colon = NULL; /* a bare IPv6 address */
+    if (colon) {
+        char *end;
+        *colon = '\0';
+        long n = strtol (colon + 1, &end, 10);
+        if (*end || n <= 0 || n > 65535)
+            usage_error ("--host: %s is not a port number", colon + 1);
+        port = (int)n;
+    }
+    if (!*host)
+        usage_error ("--host needs a HOST");
+    if (!port && !(port = site_conf_control_port ()))
+        usage_error ("--host %s: no port given, and no control-port in "
+                     "jobtap.conf",
+                     host);
+    ep->host = host;
+    snprintf (ep->port, sizeof (ep->port), "%d", port);
+}
+
 int main (int argc, char **argv)
 {
     static const struct option options[] = {
         { "socket", required_argument, NULL, 's' },
+        { "host", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *option_socket = NULL;
+    char *option_host = NULL;
+    struct endpoint ep = { 0 };
     int c;
 
     /* '+': stop at the subcommand, whose own options it parses */
-    while ((c = getopt_long (argc, argv, "+s:h", options, NULL)) != -1) {
+    while ((c = getopt_long (argc, argv, "+s:H:h", options, NULL)) != -1) {
         if (c == 's')
             option_socket = optarg;
+        else if (c == 'H')
+            option_host = optarg;
         else if (c == 'h') {
             fputs (usage_text, stdout);
             return 0;
@@ -320,16 +421,22 @@ int main (int argc, char **argv)
         else
             usage_error ("unknown option");
     }
+    if (option_socket && option_host)
+        usage_error ("--socket and --host exclude each other");
     if (optind >= argc)
         usage_error ("no command");
     for (const struct command *cmd = commands; cmd->name; cmd++) {
         if (strcmp (cmd->name, argv[optind]) != 0)
             continue;
-        char *socket = socket_path_find (option_socket);
-        if (!socket)
+        if (option_host) {
+            endpoint_set_host (&ep, option_host);
+            ep.munge_socket = site_conf_munge_socket ();
+        }
+        else if (!(ep.path = site_conf_socket_path (option_socket)))
             die ("%s", strerror (ENOMEM));
-        int rc = cmd->run (socket, argc - optind, argv + optind);
-        free (socket);
+        int rc = cmd->run (&ep, argc - optind, argv + optind);
+        free (ep.path);
+        free (ep.munge_socket);
         return rc;
     }
     usage_error ("unknown command %s", argv[optind]);

@@ -18,15 +18,27 @@ void conf_load (struct conf *conf)
     const char *mode = NULL;
     int period = -1;
     int log_spec = 0;
-    const char *socket_path = NULL;
-    char *control_socket = NULL;
+    const char *socket_path = NULL, *address = NULL;
+    char *control_socket = NULL, *control_address = NULL;
+    int port = 0;
 
-    if (s && json_unpack (s, "{s?s s?i s?b s?s}", "priority-mode", &mode,
-                          "reprioritize-period", &period, "log-jobspec",
-                          &log_spec, "control-socket", &socket_path) < 0)
+    if (s && json_unpack (s, "{s?s s?i s?b s?s s?i s?s}", "priority-mode",
+                          &mode, "reprioritize-period", &period,
+                          "log-jobspec", &log_spec, "control-socket",
+                          &socket_path, "control-port", &port,
+                          "control-address", &address) < 0)
         error ("jobtap: [slurm-jobtap] priority-mode must be a string, "
-               "reprioritize-period an integer, log-jobspec a boolean and "
-               "control-socket a string; using defaults");
+               "reprioritize-period an integer, log-jobspec a boolean, "
+               "control-socket a string, control-port an integer and "
+               "control-address a string; using defaults");
+    if (port < 0 || port > 65535) {
+        error ("jobtap: [slurm-jobtap] control-port %d is not a port "
+               "number; the control port stays closed",
+               port);
+        port = 0;
+    }
+    if (address && *address)
+        control_address = strdup (address);
     if (socket_path && socket_path[0] != '/') {
         error ("jobtap: [slurm-jobtap] control-socket \"%s\" is not an "
                "absolute path; using the default",
@@ -53,6 +65,9 @@ void conf_load (struct conf *conf)
     conf->log_jobspec = log_spec;
     free (conf->control_socket);
     conf->control_socket = control_socket;
+    conf->control_port = port;
+    free (conf->control_address);
+    conf->control_address = control_address;
     pthread_mutex_unlock (&conf->lock);
     json_decref (s);
 }
@@ -89,10 +104,21 @@ char *conf_control_socket (struct conf *conf)
     return path;
 }
 
+int conf_control_port (struct conf *conf, char **address)
+{
+    pthread_mutex_lock (&conf->lock);
+    int port = conf->control_port;
+    *address = conf->control_address ? strdup (conf->control_address) : NULL;
+    pthread_mutex_unlock (&conf->lock);
+    return port;
+}
+
 void conf_clear (struct conf *conf)
 {
     pthread_mutex_lock (&conf->lock);
     free (conf->control_socket);
     conf->control_socket = NULL;
+    free (conf->control_address);
+    conf->control_address = NULL;
     pthread_mutex_unlock (&conf->lock);
 }

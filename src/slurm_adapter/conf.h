@@ -18,6 +18,8 @@ struct conf {
     int reprioritize_period; /* seconds; 0 = off */
     bool log_jobspec;        /* log the jobspec built for each job */
     char *control_socket;    /* the control socket's path (control.h) */
+    int control_port;        /* the control port (TCP); 0: closed */
+    char *control_address;   /* where it listens; NULL: every address */
 };
 
 #define CONF_INIT                                                              \
@@ -38,6 +40,10 @@ int conf_reprioritize_period (struct conf *conf);
  * "<StateSaveLocation>/jobtap.sock". A new string (caller frees), NULL
  * when out of memory. */
 char *conf_control_socket (struct conf *conf);
+
+/* The control port (0: closed) and in *address where it listens (a new
+ * string, or NULL for every address). */
+int conf_control_port (struct conf *conf, char **address);
 
 /* Free what conf_load allocated (the adapter's fini). */
 void conf_clear (struct conf *conf);

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 #include "conf.h"
 #include "control.h"
+#include "control_munge.h"
 #include "control_server.h"
 #include "ctld_log.h"
 #include "ctx.h"
@@ -25,40 +27,71 @@ static uint32_t rolemask_of (uint32_t uid, void *arg)
                                                   : JOBTAP_ROLE_USER;
 }
 
+static bool same_address (const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp (a, b));
+}
+
 int control_start (struct adapter_ctx *ctx)
 {
     struct control *control = &ctx->control;
     jobtap_host_error_t err = {{0}};
     char *path = conf_control_socket (&ctx->conf);
+    char *address = NULL;
+    int port = conf_control_port (&ctx->conf, &address);
 
     if (!path) {
+        free (address);
         error ("jobtap: control socket: out of memory");
         return -1;
     }
-    if (control->server && !strcmp (path, control->path)) {
+    if (control->server && !strcmp (path, control->path)
+        && port == control->port && same_address (address, control->address)) {
         free (path);
+        free (address);
         return 0; /* serving there already */
     }
     control_stop (ctx);
     control->slurm_user = slurm_conf.slurm_user_id;
+    char *munge_socket = control_munge_socket_of_authinfo (
+        slurm_conf.authinfo);
     struct control_config cfg = {
         .path = path,
         .rolemask_of = rolemask_of,
         .log = ctld_log,
         .arg = control,
+        .tcp_port = port,
+        .tcp_address = address,
+        .munge_socket = munge_socket,
     };
     /* ctld_log ignores its arg, so the policy's arg can be shared */
-    if (!(control->server = control_server_start (&cfg, &err))) {
+    control->server = control_server_start (&cfg, &err);
+    if (!control->server && port > 0) {
+        /* the local socket is worth having without the port */
+        error ("jobtap: control port not available (jobtap --host will not "
+               "work): %s",
+               err.text);
+        cfg.tcp_port = port = 0;
+        control->server = control_server_start (&cfg, &err);
+    }
+    free (munge_socket);
+    if (!control->server) {
         int e = errno;
         error ("jobtap: control socket not available (the jobtap command "
                "will not work): %s",
                err.text);
         free (path);
+        free (address);
         errno = e;
         return -1;
     }
     control->path = path;
+    control->port = port;
+    control->address = address;
     info ("jobtap: control socket %s", path);
+    if (port > 0)
+        info ("jobtap: control port %s:%d (requests sealed with munge)",
+              address ? address : "*", port);
     return 0;
 }
 
@@ -70,4 +103,7 @@ void control_stop (struct adapter_ctx *ctx)
     control->server = NULL;
     free (control->path);
     control->path = NULL;
+    free (control->address);
+    control->address = NULL;
+    control->port = 0;
 }

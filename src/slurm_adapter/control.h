@@ -1,6 +1,7 @@
 /* control: the adapter's side of the jobtap control socket. Starts the
  * Slurm-free server (src/control/control_server.h) at the path of the
- * control-socket setting (conf.h), and gives it slurmctld's policy:
+ * control-socket setting (conf.h), on the control-port if one is set
+ * (with the munged of Slurm's AuthInfo), and gives it slurmctld's policy:
  * root and SlurmUser are the instance owner (JOBTAP_ROLE_OWNER), every
  * other uid a user (JOBTAP_ROLE_USER).
  *
@@ -18,11 +19,14 @@ struct control_server;
 struct control {
     struct control_server *server; /* NULL when not serving */
     char *path;                    /* where it serves */
+    int port;                      /* and on which TCP port (0: none) */
+    char *address;                 /* at which address (NULL: every) */
     uint32_t slurm_user;           /* SlurmUser's uid, read at start */
 };
 
-/* Serve at the configured path; if it serves elsewhere already (the path
- * changed on reconfigure), move. A failure is logged and slurmctld runs
+/* Serve at the configured path and port; if it serves elsewhere already
+ * (they changed on reconfigure), move. A port that cannot be had is
+ * logged, and the socket is served without it. A failure is logged and slurmctld runs
  * on without the socket: returns 0, or -1 with errno set. */
 int control_start (struct adapter_ctx *ctx);
 

@@ -20,6 +20,7 @@ TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+jobtap_public=$(cluster_public_copy "$jobtap") || bail_out "cannot copy jobtap"
 
 as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
 nobody=$(id -u nobody)
@@ -28,6 +29,7 @@ site() { sprio -h -j "$1" -o %S | tr -d ' '; }
 reason() { squeue -h -j "$1" -o %r; }
 
 is "$("$jobtap" list)" "bank-priority.so" "jobtap list shows the loaded plugin"
+unlike "$(cluster_log)" "jobtap: control port" "the control port (TCP) is off by default"
 
 # Keep the node busy so the others stay pending (the blocker waits for data
 # too, so give root's data first).
@@ -46,7 +48,7 @@ is "$(reason "$b")" "jobtap: priority unavailable" "both of them"
 cluster_wait_for 10 sh -c "sprio -h -j $r -o %S | grep -q 90000"
 is "$(site "$r")" 90000 "root's job has its priority from root's record (0.9 * 100000)"
 
-out=$(as_nobody env JOBTAP_CONTROL_SOCKET="$JOBTAP_CONTROL_SOCKET" "$jobtap" rpc \
+out=$(as_nobody env JOBTAP_CONTROL_SOCKET="$JOBTAP_CONTROL_SOCKET" "$jobtap_public" rpc \
 	job-manager.bank-priority.rec_update \
 	"{\"data\": [{\"userid\": $nobody, \"bank\": \"mine\", \"fairshare\": 1.0}]}" 2>&1)
 ok $((!$?)) "an ordinary user's rec_update is refused"
@@ -76,7 +78,7 @@ ok $? "jobtap load of a policy plugin" || diag "$out"
 out=$(sbatch -o /dev/null -t 5 --wrap true 2>&1)
 is "$(head -n 1 <<<"$out")" "sbatch: error: duration 300s exceeds the limit of 60s" \
 	"the next sbatch is rejected by it"
-out=$(as_nobody env JOBTAP_CONTROL_SOCKET="$JOBTAP_CONTROL_SOCKET" "$jobtap" remove slurm-policy.so 2>&1)
+out=$(as_nobody env JOBTAP_CONTROL_SOCKET="$JOBTAP_CONTROL_SOCKET" "$jobtap_public" remove slurm-policy.so 2>&1)
 ok $((!$?)) "an ordinary user cannot remove it"
 like "$out" "Request requires owner credentials" "and is told why"
 out=$("$jobtap" remove slurm-policy.so 2>&1)

@@ -5,6 +5,8 @@
 #                 (24.11's reconfigure starts it anew: cluster_ctld_pid follows)
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
 #   cluster_stop  [--failed]
+#   cluster_public_copy FILE  a copy other users may run (the clone may sit
+#                 in a directory only root can enter); prints its path
 #
 # Everything lives in one temp dir: munged with its own key and socket,
 # slurmctld and slurmd on free loopback ports, state, spool and logs, and a
@@ -78,6 +80,12 @@ _cluster_plugindir() {
 # The value of KEY in the generated slurm.conf ("" when unset).
 cluster_conf_value() {
 	sed -n "s/^$1=//Ip" "$CLUSTER_DIR/slurm.conf" | tail -n 1
+}
+
+cluster_public_copy() {
+	mkdir -p "$CLUSTER_DIR/bin" && chmod 755 "$CLUSTER_DIR/bin" &&
+		install -m 755 "$1" "$CLUSTER_DIR/bin/" &&
+		echo "$CLUSTER_DIR/bin/$(basename "$1")"
 }
 
 cluster_log() { cat "$CLUSTER_DIR/log/slurmctld.log"; }

@@ -1,4 +1,4 @@
-/* Finding the control socket (socket_path.h). */
+/* What the jobtap command reads of the site's config (site_conf.h). */
 #include <ctype.h>
 #include <libgen.h>
 #include <stdbool.h>
@@ -7,7 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "socket_path.h"
+#include "control_munge.h"
+#include "site_conf.h"
 
 #define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 #define DEFAULT_STATE_SAVE "/var/spool/slurmctld"
@@ -49,12 +50,13 @@ static char *toml_string (const char *s)
     return out;
 }
 
-char *socket_path_from_jobtap_conf (const char *path)
+char *site_conf_jobtap_value (const char *path, const char *key)
 {
     FILE *f = fopen (path, "r");
     char line[4096];
     bool in_table = false;
     char *value = NULL;
+    size_t keylen = strlen (key);
 
     if (!f)
         return NULL;
@@ -65,22 +67,29 @@ char *socket_path_from_jobtap_conf (const char *path)
             in_table = !strcmp (s, "[slurm-jobtap]");
             continue;
         }
-        if (!in_table || strncmp (s, "control-socket", 14) != 0)
+        if (!in_table || strncmp (s, key, keylen) != 0)
             continue;
-        s = skip_space (s + 14);
+        s = skip_space (s + keylen);
         if (*s++ != '=')
             continue;
-        value = toml_string (skip_space (s));
+        s = skip_space (s);
+        if (*s == '"' || *s == '\'')
+            value = toml_string (s);
+        else if (*s) { /* a number: up to a comment */
+            s[strcspn (s, " \t#")] = '\0';
+            value = strdup (s);
+        }
     }
     fclose (f);
     return value;
 }
 
-char *socket_path_state_save_location (const char *path)
+char *site_conf_slurm_value (const char *path, const char *key)
 {
     FILE *f = fopen (path, "r");
     char line[4096];
     char *value = NULL;
+    size_t keylen = strlen (key);
 
     if (!f)
         return NULL;
@@ -89,9 +98,9 @@ char *socket_path_state_save_location (const char *path)
         if (hash)
             *hash = '\0';
         trim_end (s);
-        if (strncasecmp (s, "StateSaveLocation", 17) != 0)
+        if (strncasecmp (s, key, keylen) != 0)
             continue;
-        s = skip_space (s + 17);
+        s = skip_space (s + keylen);
         if (*s++ != '=')
             continue;
         s = skip_space (s);
@@ -104,31 +113,70 @@ char *socket_path_state_save_location (const char *path)
     return value;
 }
 
-char *socket_path_find (const char *option)
+static const char *slurm_conf_path (void)
+{
+    const char *path = getenv ("SLURM_CONF");
+    return path && *path ? path : DEFAULT_SLURM_CONF;
+}
+
+/* jobtap.conf beside slurm.conf: a new string, or NULL. */
+static char *jobtap_conf_path (void)
+{
+    char *dir_copy = strdup (slurm_conf_path ()), *path = NULL;
+
+    if (!dir_copy)
+        return NULL;
+    if (asprintf (&path, "%s/jobtap.conf", dirname (dir_copy)) < 0)
+        path = NULL;
+    free (dir_copy);
+    return path;
+}
+
+char *site_conf_socket_path (const char *option)
 {
     const char *env = getenv ("JOBTAP_CONTROL_SOCKET");
-    const char *slurm_conf = getenv ("SLURM_CONF");
-    char *dir_copy, *jobtap_conf = NULL, *path, *state;
+    char *jobtap_conf, *path, *state;
 
     if (option && *option)
         return strdup (option);
     if (env && *env)
         return strdup (env);
-    if (!slurm_conf || !*slurm_conf)
-        slurm_conf = DEFAULT_SLURM_CONF;
-    if (!(dir_copy = strdup (slurm_conf)))
-        return NULL;
-    if (asprintf (&jobtap_conf, "%s/jobtap.conf", dirname (dir_copy)) < 0)
-        jobtap_conf = NULL;
-    free (dir_copy);
-    path = jobtap_conf ? socket_path_from_jobtap_conf (jobtap_conf) : NULL;
+    jobtap_conf = jobtap_conf_path ();
+    path = jobtap_conf ? site_conf_jobtap_value (jobtap_conf,
+                                                 "control-socket")
+                       : NULL;
     free (jobtap_conf);
     if (path)
         return path;
-    state = socket_path_state_save_location (slurm_conf);
+    state = site_conf_slurm_value (slurm_conf_path (), "StateSaveLocation");
     if (asprintf (&path, "%s/jobtap.sock", state ? state : DEFAULT_STATE_SAVE)
         < 0)
         path = NULL;
     free (state);
     return path;
+}
+
+int site_conf_control_port (void)
+{
+    char *jobtap_conf = jobtap_conf_path ();
+    char *value = jobtap_conf ? site_conf_jobtap_value (jobtap_conf,
+                                                        "control-port")
+                              : NULL;
+    char *end;
+    long port = value ? strtol (value, &end, 10) : 0;
+
+    if (!value || *end || port <= 0 || port > 65535)
+        port = 0;
+    free (value);
+    free (jobtap_conf);
+    return (int)port;
+}
+
+char *site_conf_munge_socket (void)
+{
+    char *authinfo = site_conf_slurm_value (slurm_conf_path (), "AuthInfo");
+    char *socket = control_munge_socket_of_authinfo (authinfo);
+
+    free (authinfo);
+    return socket;
 }
