@@ -4,8 +4,9 @@
  * runtime with a plugin's services: framing, malformed and oversized
  * requests, unknown ops, owner-only ops, services (unknown, answered at
  * once, answered later from another thread, never answered), silent
- * clients, many clients at once. No Slurm. */
+ * clients, clients that never read, many clients at once. No Slurm. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +310,55 @@ static void test_limits (void)
     ok (waited >= 0.4 && waited < 2.5, "... after the timeout (%.2f s)",
         waited);
     close (silent);
+
+    /* a client that sends and never reads: once its answers fill the
+     * socket, the server stops reading it, serves the others, and closes
+     * it after the I/O timeout */
+    int greedy = connect_sock ();
+    int flags = fcntl (greedy, F_GETFL);
+    if (flags < 0 || fcntl (greedy, F_SETFL, flags | O_NONBLOCK) < 0)
+        bail_out ("fcntl: %s", strerror (errno));
+    const char req[] = "\x00\x00\x00\x0d{\"op\":\"list\"}";
+    int sent = 0;
+    double start = seconds_now ();
+    while (seconds_now () - start < 5) {
+        if (send (greedy, req, sizeof (req) - 1, MSG_NOSIGNAL) < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                break;
+            usleep (1000); /* the server may still catch up */
+            if (seconds_now () - start > 1)
+                break;
+            continue;
+        }
+        sent++;
+        start = seconds_now ();
+    }
+    ok (sent > 10, "a client that never reads sends %d requests until the "
+        "server stops reading them", sent);
+    t0 = seconds_now ();
+    like (ask ("{\"op\":\"list\"}"), "^\\{\"ok\":true",
+          "meanwhile another client is answered");
+    ok (seconds_now () - t0 < 0.3, "... at once");
+    usleep (1200 * 1000); /* past the 500 ms I/O timeout */
+    int answers = 0, end = 0;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read (greedy, buf, sizeof (buf));
+        if (n > 0) {
+            answers += (int)n;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pfd = (struct pollfd){ greedy, POLLIN, 0 };
+            if (poll (&pfd, 1, 2000) == 1)
+                continue;
+        }
+        end = n == 0 || (n < 0 && errno == ECONNRESET);
+        break;
+    }
+    ok (end, "the server closed it (%d bytes of answers were waiting)",
+        answers);
+    close (greedy);
 }
 
 static void test_deferred (void)
