@@ -165,6 +165,33 @@ static char *host_run_text (const struct host_run *run,
     return text;
 }
 
+/* Flux writes the whole hostlist as one string: ["a[1-2],login"]. Takes
+ * the array of parts. */
+static json_t *join_as_one (json_t *parts)
+{
+    size_t len = 0, i;
+    json_t *v, *one = NULL;
+    char *text, *p;
+
+    if (json_array_size (parts) == 0)
+        return parts;
+    json_array_foreach (parts, i, v)
+        len += json_string_length (v) + 1;
+    if ((text = p = malloc (len + 1))) {
+        json_array_foreach (parts, i, v) {
+            if (i > 0)
+                *p++ = ',';
+            memcpy (p, json_string_value (v), json_string_length (v));
+            p += json_string_length (v);
+        }
+        *p = '\0';
+        one = json_pack ("[s]", text);
+        free (text);
+    }
+    json_decref (parts);
+    return one;
+}
+
 json_t *hostlist_text (const char *const *names, size_t n)
 {
     struct host_suffix *sfx = calloc (n, sizeof (*sfx));
@@ -196,7 +223,7 @@ json_t *hostlist_text (const char *const *names, size_t n)
         i = end;
     }
     free (sfx);
-    return list;
+    return join_as_one (list);
 nomem:
     free (sfx);
     json_decref (list);

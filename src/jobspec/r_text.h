@@ -23,11 +23,12 @@ char *idset_text_sorted (const uint32_t *ids, size_t n);
  * printable ASCII, not empty, none of "[],". */
 bool hostlist_name_valid (const char *name);
 
-/* Valid names in order as a JSON array of hostlists that decodes back to
- * the same names in the same order.  Consecutive names with one prefix,
- * rising numbers and a common digit width share an entry ("n[1-2,5]",
- * padding kept: "n[08-10]"); any other name is an entry of its own.
- * New reference, or NULL when out of memory. */
+/* Valid names in order as Flux's nodelist: an array of one hostlist string
+ * that decodes back to the same names in the same order.  Consecutive
+ * names with one prefix, rising numbers and a common digit width share a
+ * part ("n[1-2,5]", padding kept: "n[08-10]"); any other name is a part
+ * of its own ("n[1-2],login").  No names: an empty array.  New reference,
+ * or NULL when out of memory. */
 json_t *hostlist_text (const char *const *names, size_t n);
 
 #endif

@@ -166,9 +166,9 @@ static void test_padding (void)
         "node09,node10: node[09-10]");
     is (nodelist_of (natural, LEN (natural)), "[\"n[9-11]\"]",
         "n9,n10,n11 (no padding, widths differ): n[9-11]");
-    is (nodelist_of (mixed, LEN (mixed)), "[\"n9\",\"n010\"]",
-        "n9,n010: no one format prints both back, two entries");
-    is (nodelist_of (fixed, LEN (fixed)), "[\"n[08,10]\",\"n100\"]",
+    is (nodelist_of (mixed, LEN (mixed)), "[\"n9,n010\"]",
+        "n9,n010: no one format prints both back: two parts of one string");
+    is (nodelist_of (fixed, LEN (fixed)), "[\"n[08,10],n100\"]",
         "n08 fixes the width at 2: n10 joins, n100 does not");
     is (nodelist_of (zero, LEN (zero)), "[\"n[0-1]\"]",
         "a lone 0 is no padding: n[0-1]");
@@ -184,18 +184,18 @@ static void test_uncompressed (void)
     const char *suffixed[] = {"n1-ib", "n2-ib"};
     const char *single[] = {"n7"};
 
-    is (nodelist_of (login, LEN (login)), "[\"login\",\"n1\"]",
-        "login,n1: each name its own entry");
+    is (nodelist_of (login, LEN (login)), "[\"login,n1\"]",
+        "login,n1: each name its own part");
     is (nodelist_of (between, LEN (between)),
-        "[\"n[1-2]\",\"login\",\"n[3,5-6]\"]",
+        "[\"n[1-2],login,n[3,5-6]\"]",
         "runs are cut where another name comes between, in rank order");
-    is (nodelist_of (falling, LEN (falling)), "[\"n3\",\"n[1-2]\"]",
-        "a falling number starts a new entry, so rank order survives");
-    is (nodelist_of (prefixes, LEN (prefixes)), "[\"a1\",\"b2\",\"ab3\"]",
+    is (nodelist_of (falling, LEN (falling)), "[\"n3,n[1-2]\"]",
+        "a falling number starts a new part, so rank order survives");
+    is (nodelist_of (prefixes, LEN (prefixes)), "[\"a1,b2,ab3\"]",
         "different prefixes are not joined");
-    is (nodelist_of (digits, LEN (digits)), "[\"123\",\"124\"]",
+    is (nodelist_of (digits, LEN (digits)), "[\"123,124\"]",
         "all-digit names have no prefix and are left as they are");
-    is (nodelist_of (suffixed, LEN (suffixed)), "[\"n1-ib\",\"n2-ib\"]",
+    is (nodelist_of (suffixed, LEN (suffixed)), "[\"n1-ib,n2-ib\"]",
         "names not ending in digits are left as they are");
     is (nodelist_of (single, LEN (single)), "[\"n7\"]",
         "a run of one has no brackets");
