@@ -15,6 +15,7 @@
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
+#include "perilog.h"
 #include "runtime.h"
 #include "state.h"
 
@@ -74,6 +75,7 @@ void job_sync_host (struct job *job)
         if (rt->ops.release)
             rt->ops.release (job->id, rt->ops_arg);
     }
+    perilog_sync (job);
     if (job->state == FLUX_JOB_STATE_SCHED
         && job->priority != job->reported_priority) {
         job->reported_priority = job->priority;

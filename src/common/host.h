@@ -96,6 +96,17 @@ struct jobtap_host_ops {
      * ({"timestamp":f, "name":s, "context"?:o}, borrowed). */
     void (*event) (uint64_t id, json_t *entry, void *arg);
 
+    /* Optional: the prologs (epilog false) or epilogs of a job the host
+     * waits for (jobtap_host_job_perilog_wait) are done. status is 0, or
+     * the first failing prolog-finish status (or 1: the job left RUN, a
+     * fatal exception) with 'note' saying why; the host then fails the
+     * job. */
+    void (*perilog_done) (uint64_t id,
+                          bool epilog,
+                          int status,
+                          const char *note,
+                          void *arg);
+
     /* Keep each job's eventlog in memory for jobtap_host_job_info (about
      * 0.3 KiB an event).  Off, job_info's "eventlog" is empty. */
     bool keep_eventlog;
@@ -339,6 +350,13 @@ size_t jobtap_host_json_pool_bytes (void);
 /* The job's state (JOBTAP_STATE_*), or -1 with ENOENT for an unknown job.
  * Cheap: for the scheduler's hot paths, where job_info is too much. */
 int jobtap_host_job_state (uint64_t id);
+
+/* After jobtap_host_job_run (job.state.run) or jobtap_host_job_finish
+ * (job.state.cleanup): 1 if a plugin started a prolog (or an epilog) that
+ * has not finished, in which case the host is to hold the job's start (or
+ * its end) until ops.perilog_done; 0 if none; -1 with errno ENOENT for an
+ * unknown job. */
+int jobtap_host_job_perilog_wait (uint64_t id);
 
 /* A new object describing a job: id, userid, urgency, priority, state,
  * t_submit, jobspec, dependencies (array), annotations, flags (array),

@@ -136,6 +136,7 @@ void job_decref (struct job *job)
         json_decref (job->pending_updates);
         json_decref (job->all_updates);
         free (job->hold_reason);
+        free (job->prolog_note);
         free (job);
         errno = saved_errno;
     }

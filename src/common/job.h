@@ -102,10 +102,16 @@ struct job {
     char *hold_reason;        /* what we told ops->hold, NULL if not held */
     int64_t reported_priority;
     int perilog_active;
+    int perilog_wait;         /* PERILOG_WAIT_*: the host waits for them */
+    int prolog_status;        /* the first failing prolog-finish status */
+    char *prolog_note;        /* and what it says, for the host */
     int refcount;
     bool in_table;
     struct job *hnext;        /* hash chain */
 };
+
+/* What the host waits for (perilog.c). */
+enum { PERILOG_WAIT_NONE, PERILOG_WAIT_PROLOG, PERILOG_WAIT_EPILOG };
 
 /* A job of rt in state NEW (jobspec NULL: an empty one), not in the
  * table; refcount 1.  NULL with errno ENOMEM. */

@@ -1,6 +1,8 @@
 /* The job state machine (state.h). */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include <flux/jobtap.h>
@@ -210,7 +212,21 @@ int event_job_update (struct job *job, struct event *ev)
     case EV_EPILOG_START:
         job->perilog_active++;
         break;
-    case EV_PROLOG_FINISH:
+    case EV_PROLOG_FINISH: {
+        int status = 0;
+        const char *d = NULL;
+        (void)json_unpack (context, "{s?i s?s}", "status", &status,
+                           "description", &d);
+        if (status != 0 && job->prolog_status == 0) {
+            char note[512];
+            job->prolog_status = status;
+            snprintf (note, sizeof (note), "prolog %s failed: status %d",
+                      d ? d : "?", status);
+            free (job->prolog_note);
+            job->prolog_note = strdup (note);
+        }
+    }
+        /* fall through */
     case EV_EPILOG_FINISH:
         if (job->perilog_active > 0)
             job->perilog_active--;

@@ -1,0 +1,79 @@
+/* Prologs and epilogs the scheduler waits for (perilog.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <jansson.h>
+#include <flux/jobtap.h>
+
+#include "host.h"
+#include "job.h"
+#include "log.h"
+#include "perilog.h"
+#include "runtime.h"
+
+int jobtap_host_job_perilog_wait (uint64_t id)
+{
+    struct runtime *rt = host_runtime ();
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!(job = table_find_bound (rt, id)))
+        goto out;
+    rc = 0;
+    if (job->perilog_active > 0 && job->state == FLUX_JOB_STATE_RUN) {
+        job->perilog_wait = PERILOG_WAIT_PROLOG;
+        rc = 1;
+    }
+    else if (job->perilog_active > 0
+             && job->state == FLUX_JOB_STATE_CLEANUP) {
+        job->perilog_wait = PERILOG_WAIT_EPILOG;
+        rc = 1;
+    }
+out:
+    runtime_unlock ();
+    return rc;
+}
+
+/* A prolog ends badly when one finished with a status, or when the job
+ * left RUN meanwhile (a fatal exception: its note says why). */
+static const char *prolog_failure (struct job *job, int *status)
+{
+    const char *note = NULL;
+
+    if (job->state != FLUX_JOB_STATE_RUN) {
+        json_t *ctx = json_object_get (job->end_event, "context");
+        note = json_string_value (json_object_get (ctx, "note"));
+        *status = job->prolog_status ? job->prolog_status : 1;
+        return note && *note ? note
+                             : job->prolog_note ? job->prolog_note
+                                                : "job left RUN during its "
+                                                  "prolog";
+    }
+    *status = job->prolog_status;
+    return job->prolog_status ? job->prolog_note : NULL;
+}
+
+void perilog_sync (struct job *job)
+{
+    struct runtime *rt = job->rt;
+    int status = 0;
+    const char *note = NULL;
+
+    switch (job->perilog_wait) {
+    case PERILOG_WAIT_PROLOG:
+        if (job->perilog_active > 0 && job->state == FLUX_JOB_STATE_RUN)
+            return;
+        note = prolog_failure (job, &status);
+        break;
+    case PERILOG_WAIT_EPILOG:
+        if (job->perilog_active > 0)
+            return;
+        break;
+    default:
+        return;
+    }
+    bool epilog = job->perilog_wait == PERILOG_WAIT_EPILOG;
+    job->perilog_wait = PERILOG_WAIT_NONE;
+    if (rt->ops.perilog_done)
+        rt->ops.perilog_done (job->id, epilog, status, note, rt->ops_arg);
+}
