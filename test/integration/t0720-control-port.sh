@@ -128,8 +128,8 @@ like "$(cluster_log)" "jobtap: control: request from 127.0.0.1 port [0-9]+ refus
 out=$(raw '{"munge": ')
 like "$out" '"errnum": 71, "error": "malformed request: ' "malformed JSON over TCP is answered with EPROTO"
 
-big=$(python3 -c 'print("{\"x\": \"%s\"}" % ("a" * 600000))')
-out=$("$jobtap" --host 127.0.0.1 rpc bank-priority.rec_update "$big" 2>&1)
+out=$(python3 -c 'print("{\"x\": \"%s\"}" % ("a" * 600000))' |
+	"$jobtap" --host 127.0.0.1 rpc bank-priority.rec_update - 2>&1)
 rc=$?
 is "$rc" 1 "an rpc over the TCP size limit fails"
 like "$out" "^jobtap: rpc bank-priority.rec_update: request of [0-9]+ bytes is larger than the limit of 524288 bytes over TCP$" \
