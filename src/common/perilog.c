@@ -1,9 +1,11 @@
 /* Prologs and epilogs the scheduler waits for (perilog.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <flux/jobtap.h>
 
+#include "event.h"
 #include "host.h"
 #include "job.h"
 #include "log.h"
@@ -53,6 +55,22 @@ static const char *prolog_failure (struct job *job, int *status)
     return job->prolog_status ? job->prolog_note : NULL;
 }
 
+/* A failed prolog ends the job as Flux's perilog does: a fatal exception
+ * of type "prolog" (from the host, so the host's cancel is not asked:
+ * the host fails the job itself when told). */
+static void raise_prolog_exception (struct job *job)
+{
+    json_t *ctx = json_pack ("{s:s s:i s:s s:I}", "type", "prolog",
+                             "severity", 0, "note",
+                             job->prolog_note ? job->prolog_note : "",
+                             "userid", (json_int_t)getuid ());
+    job->perilog_wait = PERILOG_WAIT_NONE; /* no second tell, below */
+    if (ctx)
+        (void)event_post_host (job, "exception", ctx);
+    job->perilog_wait = PERILOG_WAIT_PROLOG;
+    json_decref (ctx);
+}
+
 void perilog_sync (struct job *job)
 {
     struct runtime *rt = job->rt;
@@ -63,6 +81,8 @@ void perilog_sync (struct job *job)
     case PERILOG_WAIT_PROLOG:
         if (job->perilog_active > 0 && job->state == FLUX_JOB_STATE_RUN)
             return;
+        if (job->state == FLUX_JOB_STATE_RUN && job->prolog_status != 0)
+            raise_prolog_exception (job);
         note = prolog_failure (job, &status);
         break;
     case PERILOG_WAIT_EPILOG:

@@ -202,6 +202,8 @@ void actions_apply (struct adapter_ctx *ctx, const struct action *a)
     case A_CANCEL:
         cancel_job (job, a->text, a->text + strlen (a->text) + 1);
         break;
+    default: /* the PrEp hooks' own (hooks_prep.h) */
+        break;
     }
 }
 

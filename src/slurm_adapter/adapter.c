@@ -6,10 +6,12 @@
  * entry points both plugins share: init, fini and reconfigure. The work is
  * in the modules:
  *
- *   hooks_submit, hooks_priority   Slurm's hooks (job_submit, site_factor)
+ *   hooks_submit, hooks_priority,  Slurm's hooks (job_submit, site_factor,
+ *   hooks_prep                     PrEp)
  *   agent                          the adapter's thread, which takes
  *                                  slurmctld's locks
  *   bind                           Slurm jobs into the runtime
+ *   alloc                          a job's allocation as R
  *   actions                        the runtime's decisions onto job records
  *   queue                          actions waiting for the agent
  *   control                        the control socket (its own thread)
@@ -38,6 +40,7 @@
 #include "conf.h"
 #include "control.h"
 #include "ctld_log.h"
+#include "hooks_prep.h"
 #include "host.h"
 #include "instance.h"
 #include "queue.h"
@@ -51,6 +54,7 @@ static const struct jobtap_host_ops ops = {
     .release = actions_release_cb,
     .set_priority = actions_set_priority_cb,
     .cancel = actions_cancel_cb,
+    .perilog_done = hooks_prep_perilog_done,
     .compact_later = true, /* the agent compacts outside slurmctld's locks */
 };
 

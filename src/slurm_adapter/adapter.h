@@ -1,5 +1,5 @@
-/* The Slurm side of slurm-jobtap, shared by job_submit/jobtap and
- * site_factor/jobtap (one copy per slurmctld: libslurm-jobtap-adapter.so).
+/* The Slurm side of slurm-jobtap, shared by job_submit/jobtap,
+ * site_factor/jobtap and prep/jobtap (one copy per slurmctld: libslurm-jobtap-adapter.so).
  *
  * Lock order: slurmctld locks, then the runtime's mutex, then the
  * adapter's action queue. Nothing here takes a slurmctld lock while
@@ -25,6 +25,10 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              job_record_t *job,
                              uint32_t submit_uid,
                              char **err_msg);
+
+/* prep/jobtap (job write lock held) */
+int jobtap_slurm_prep_prolog (job_record_t *job, bool *async);
+int jobtap_slurm_prep_epilog (job_record_t *job, bool *async);
 
 /* site_factor/jobtap */
 void jobtap_slurm_site_factor_set (job_record_t *job);

@@ -11,15 +11,27 @@
 
 #include "actions.h"
 #include "agent.h"
+#include "alloc.h"
 #include "bind.h"
 #include "conf.h"
 #include "ctx.h"
+#include "hooks_prep.h"
 #include "host.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
-/* Tell the runtime about jobs that started or left Slurm, so it follows
- * the lifecycle and forgets finished jobs. */
+static void give_run (job_record_t *job)
+{
+    json_t *R = alloc_R (job);
+    (void)jobtap_host_job_run (job->job_id, R);
+    json_decref (R);
+}
+
+/* The safety net for what Slurm reports no other way (the PrEp hooks give
+ * run and cleanup as they happen, hooks_prep.c): jobs that started or
+ * ended unseen (no prep/jobtap, or cancelled while pending), and records
+ * Slurm purged (MinJobAge), which Flux calls job.inactive-remove. A job
+ * that ran passes through RUN first, with its R if Slurm still has it. */
 static void sweep_jobs (void)
 {
     json_t *ids = jobtap_host_job_list ();
@@ -30,12 +42,22 @@ static void sweep_jobs (void)
     {
         uint64_t id = json_integer_value (v);
         job_record_t *job = find_job_record ((uint32_t)id);
-        if (!job || IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
-            bind_finish (id, job);
-        } else if ((IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) &&
-                   jobtap_host_job_state (id) < JOBTAP_STATE_RUN) {
-            jobtap_host_job_run (id, NULL);
+        int state = jobtap_host_job_state (id);
+        if (!job) {
+            bind_finish (id, NULL);
+            (void)jobtap_host_job_purge (id);
         }
+        else if (state >= JOBTAP_STATE_CLEANUP) {
+            /* done, or waiting for its epilogs */
+        }
+        else if (IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
+            if (job->nodes && job->nodes[0] && state == JOBTAP_STATE_SCHED)
+                give_run (job);
+            bind_finish (id, job);
+        }
+        else if ((IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job))
+                 && state < JOBTAP_STATE_RUN)
+            give_run (job);
     }
     json_decref (ids);
 }
@@ -91,8 +113,12 @@ static void *agent_main (void *arg)
         bool had = actions_write_begin ();
         actions_applied_reset ();
         int found = bind_discover (ctx);
-        for (size_t i = 0; i < b.n; i++)
-            actions_apply (ctx, &b.actions[i]);
+        for (size_t i = 0; i < b.n; i++) {
+            if (b.actions[i].kind >= A_PROLOG_DONE)
+                hooks_prep_locked (ctx, &b.actions[i]);
+            else
+                actions_apply (ctx, &b.actions[i]);
+        }
         if (periodic) {
             sweep_jobs ();
             last_sweep = now;
@@ -101,6 +127,8 @@ static void *agent_main (void *arg)
             jobtap_host_reprioritize_all ();
         actions_write_end (had);
         unlock_slurmctld (locks);
+        for (size_t i = 0; i < b.n; i++)
+            hooks_prep_unlocked (ctx, &b.actions[i]);
         jobtap_host_compact ();
 
         /* Quick passes while accepted submissions wait to be bound (each

@@ -28,6 +28,8 @@
 #include "mark.h"
 #include "queue.h"
 
+static void bind_job (struct adapter_ctx *ctx, job_record_t *job);
+
 bool bind_known (uint32_t id)
 {
     int64_t p;
@@ -51,17 +53,43 @@ static bool job_mark (struct adapter_ctx *ctx,
                       token, urgency, op_priority);
 }
 
-void bind_finish (uint64_t id, const job_record_t *job)
+void bind_end (const job_record_t *job, bool requeued)
 {
     int result = JOBTAP_RESULT_COMPLETED;
-    if (job && IS_JOB_CANCELLED (job))
+    const char *note = NULL;
+
+    if (requeued) {
         result = JOBTAP_RESULT_CANCELED;
-    else if (job && IS_JOB_TIMEOUT (job))
+        note = "requeued by Slurm";
+    }
+    else if (IS_JOB_CANCELLED (job))
+        result = JOBTAP_RESULT_CANCELED;
+    else if (IS_JOB_TIMEOUT (job))
         result = JOBTAP_RESULT_TIMEOUT;
-    else if (job && (IS_JOB_FAILED (job) || job->exit_code))
+    else if (IS_JOB_FAILED (job) || IS_JOB_NODE_FAILED (job) || job->exit_code)
         result = JOBTAP_RESULT_FAILED;
-    jobtap_host_job_finish (id, result, job ? job->exit_code : 0, NULL);
+    jobtap_host_job_finish (job->job_id, result, job->exit_code, note);
+}
+
+void bind_finish (uint64_t id, const job_record_t *job)
+{
+    if (job)
+        bind_end (job, false);
+    else
+        jobtap_host_job_finish (id, JOBTAP_RESULT_COMPLETED, 0, NULL);
     jobtap_host_job_inactive (id);
+}
+
+void bind_requeued (struct adapter_ctx *ctx, uint32_t id)
+{
+    job_record_t *job = find_job_record (id);
+
+    if (!job || !IS_JOB_PENDING (job)
+        || jobtap_host_job_state (id) != JOBTAP_STATE_INACTIVE)
+        return;
+    (void)jobtap_host_job_purge (id);
+    info ("jobtap: %pJ was requeued: it starts anew in jobtap", job);
+    bind_job (ctx, job);
 }
 
 /* After job.new: make the Slurm job agree with the runtime's decision:

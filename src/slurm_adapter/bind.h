@@ -31,4 +31,12 @@ int bind_discover (struct adapter_ctx *ctx);
  * then INACTIVE. */
 void bind_finish (uint64_t id, const job_record_t *job);
 
+/* The job ended in Slurm: CLEANUP with its result (Slurm's state and exit
+ * code; a requeue is a cancel with note "requeued by Slurm"). */
+void bind_end (const job_record_t *job, bool requeued);
+
+/* A requeued job (pending again) that jobtap saw end: forget it and bind
+ * it anew. Does nothing for any other job. */
+void bind_requeued (struct adapter_ctx *ctx, uint32_t id);
+
 #endif

@@ -19,13 +19,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum action_kind { A_HOLD, A_RELEASE, A_PRIORITY, A_CANCEL };
+enum action_kind {
+    A_HOLD,
+    A_RELEASE,
+    A_PRIORITY,
+    A_CANCEL,
+    A_PROLOG_DONE, /* jobtap's prologs of the job are done (hooks_prep) */
+    A_EPILOG_DONE, /* and its epilogs */
+    A_REQUEUED,    /* the job may have been requeued: bind it anew */
+};
 
 struct action {
     enum action_kind kind;
     uint32_t id;
-    int64_t priority;
-    char *text; /* A_HOLD: the reason; A_CANCEL: type NUL note NUL */
+    int64_t priority; /* A_PRIORITY; A_PROLOG_DONE: the status */
+    char *text; /* A_HOLD: the reason; A_CANCEL: type NUL note NUL;
+                 * A_PROLOG_DONE: why it failed (or NULL) */
 };
 
 struct queue {

@@ -50,6 +50,16 @@ typedef __typeof__ (*((job_record_t *)NULL)->details) jobtap_job_details_t;
 #define JOBTAP_RECONFIGURING() false
 #endif
 
+/* The PrEp and GRES interfaces' headers moved from src/common to
+ * src/interfaces in 23.02. */
+#if JOBTAP_SLURM_AT_LEAST(23, 2, 0)
+#define JOBTAP_PREP_H "src/interfaces/prep.h"
+#define JOBTAP_GRES_H "src/interfaces/gres.h"
+#else
+#define JOBTAP_PREP_H "src/common/prep.h"
+#define JOBTAP_GRES_H "src/common/gres.h"
+#endif
+
 /* Since 24.11 (checked there) sbatch -c N also sends "cpu=N" as the first
  * entry of tres_per_task. The jobspec carries cpus_per_task already, so
  * the jobspec's tres_per_task leaves it out: a policy sees the same

@@ -150,6 +150,7 @@ EOF
 JobSubmitPlugins=jobtap
 PriorityType=priority/multifactor
 PrioritySiteFactorPlugin=site_factor/jobtap
+PrEpPlugins=prep/script,prep/jobtap
 EOF
 		fi
 		cat <<EOF
@@ -201,6 +202,9 @@ _cluster_check_plugins() {
 	esac
 	[ "$(cluster_conf_value PrioritySiteFactorPlugin)" = site_factor/jobtap ] &&
 		want="$want site_factor/jobtap"
+	case ",$(cluster_conf_value PrEpPlugins)," in
+	*,jobtap,* | *,prep/jobtap,*) want="$want prep/jobtap" ;;
+	esac
 	local p
 	for p in $want; do
 		grep -q "$p: init: loaded" "$log" ||

@@ -1,0 +1,152 @@
+/* The PrEp hooks (prep/jobtap): jobtap's job.state.run when Slurm has
+ * allocated a job, job.state.cleanup when it ends, and the plugins'
+ * prologs and epilogs holding the job's start or end meanwhile, as Flux's
+ * job manager holds them.
+ *
+ *   prolog_slurmctld   bind the job if the agent has not yet, give it R
+ *                      and job.state.run; if a plugin started a prolog,
+ *                      Slurm's start waits (async) until perilog_done
+ *   epilog_slurmctld   job.state.cleanup with Slurm's result; if a plugin
+ *                      started an epilog, Slurm's completion waits; else
+ *                      job.state.inactive at once
+ *   perilog_done       (a host op, any thread) queue Slurm's callback for
+ *                      the agent, which calls it without slurmctld locks
+ *
+ * A requeued job ends in jobtap like any other (cleanup, inactive); the
+ * agent then forgets it and binds it anew, so it passes through job.new,
+ * depend, priority and sched again, as a resubmitted Flux job would.
+ *
+ * Both hooks run with the job write lock held (slurm-hooks.md). */
+#include <config.h>
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/log.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#pragma GCC visibility push(default)
+#include "adapter.h"
+#pragma GCC visibility pop
+
+#include "actions.h"
+#include "alloc.h"
+#include "bind.h"
+#include "ctx.h"
+#include "hooks_prep.h"
+#include "host.h"
+#include "instance.h"
+#include "queue.h"
+#include "slurm_compat.h"
+
+/* The agent finds jobs a few ms after their submission; a job can be
+ * allocated before that. */
+static bool ensure_bound (job_record_t *job)
+{
+    if (!bind_known (job->job_id))
+        (void)bind_discover (&adapter_instance);
+    return bind_known (job->job_id);
+}
+
+int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
+{
+    bool had = actions_write_begin ();
+
+    if (JOBTAP_SLURMCTLD_STARTED () && ensure_bound (job)) {
+        json_t *R = alloc_R (job);
+        if (jobtap_host_job_run (job->job_id, R) < 0)
+            debug ("jobtap: %pJ: job.state.run: %m", job);
+        json_decref (R);
+        if (jobtap_host_job_perilog_wait (job->job_id) == 1) {
+            *async = true;
+            debug ("jobtap: %pJ waits for a jobtap prolog", job);
+        }
+    }
+    actions_write_end (had);
+    return SLURM_SUCCESS;
+}
+
+int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
+{
+    bool had = actions_write_begin ();
+    uint32_t id = job->job_id;
+
+    if (JOBTAP_SLURMCTLD_STARTED () && bind_known (id)) {
+        bool requeued = job->job_state & JOB_REQUEUE;
+        bind_end (job, requeued);
+        if (jobtap_host_job_perilog_wait (id) == 1) {
+            *async = true;
+            debug ("jobtap: %pJ waits for a jobtap epilog", job);
+        }
+        else {
+            jobtap_host_job_inactive (id);
+            if (requeued)
+                queue_push (&adapter_instance.queue, A_REQUEUED, id, 0, NULL,
+                            0);
+        }
+    }
+    actions_write_end (had);
+    return SLURM_SUCCESS;
+}
+
+/* Host op: Slurm's callbacks take slurmctld's locks, so the agent calls
+ * them from outside its locked pass. */
+void hooks_prep_perilog_done (uint64_t id,
+                              bool epilog,
+                              int status,
+                              const char *note,
+                              void *arg)
+{
+    struct adapter_ctx *ctx = arg;
+
+    if (id > UINT32_MAX)
+        return;
+    queue_push (&ctx->queue, epilog ? A_EPILOG_DONE : A_PROLOG_DONE,
+                (uint32_t)id, status, note, note ? strlen (note) + 1 : 0);
+}
+
+/* In the agent's locked pass: a failed prolog fails the job. Slurm
+ * requeues a job whose prolog failed; jobtap's rule is Flux's (a prolog
+ * exception ends the job), so the job is made not requeueable first, and
+ * Slurm then kills it; its reason says why. */
+void hooks_prep_locked (struct adapter_ctx *ctx, const struct action *a)
+{
+    job_record_t *job = find_job_record (a->id);
+
+    if (a->kind == A_REQUEUED) {
+        bind_requeued (ctx, a->id);
+        return;
+    }
+    if (a->kind != A_PROLOG_DONE || a->priority == 0 || !job
+        || IS_JOB_FINISHED (job))
+        return;
+    if (job->details)
+        job->details->requeue = 0;
+    xfree (job->state_desc);
+    job->state_desc = xstrdup_printf (HOLD_PREFIX "%s",
+                                      a->text ? a->text : "prolog failed");
+    job->state_reason = FAIL_LAUNCH;
+    info ("jobtap: %pJ: %s", job, job->state_desc);
+}
+
+/* After the agent's locked pass, with no slurmctld lock held: Slurm's
+ * callbacks, which take the locks themselves. */
+void hooks_prep_unlocked (struct adapter_ctx *ctx, const struct action *a)
+{
+    switch (a->kind) {
+    case A_PROLOG_DONE:
+        /* a wait(2) status: exit code 1 fails the prolog */
+        prep_prolog_slurmctld_callback (a->priority ? 1 << 8 : 0, a->id,
+                                        false);
+        break;
+    case A_EPILOG_DONE:
+        prep_epilog_slurmctld_callback (0, a->id, false);
+        jobtap_host_job_inactive (a->id);
+        queue_push (&ctx->queue, A_REQUEUED, a->id, 0, NULL, 0);
+        break;
+    default:
+        break;
+    }
+}

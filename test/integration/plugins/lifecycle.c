@@ -1,0 +1,145 @@
+/* lifecycle.so: a test plugin in the manner of flux-core's perilog-test
+ * and begin-time plugins. It records the states each job passes through
+ * (with the R it got at job.state.run), starts a prolog in job.state.run
+ * and an epilog in job.state.cleanup when its conf asks, and finishes
+ * them from outside through its services:
+ *
+ *   conf: {"prolog": bool, "epilog": bool}
+ *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
+ *   lifecycle.raise {"id", "note"}     a fatal exception on the job
+ *   lifecycle.seen {"id"}  -> {"states": ["depend", ...], "R": R|null,
+ *                              "results": [...]}
+ *
+ * Each state is also logged: "lifecycle: job N: <state>". */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <jansson.h>
+#include <flux/core.h>
+#include <flux/jobtap.h>
+
+static bool want_prolog, want_epilog;
+static json_t *seen; /* id (as text) -> {"states": [...], "R": R} */
+
+static json_t *record_of (flux_jobid_t id)
+{
+    char key[32];
+    json_t *rec;
+
+    snprintf (key, sizeof (key), "%ju", (uintmax_t)id);
+    if (!(rec = json_object_get (seen, key))) {
+        rec = json_pack ("{s:[] s:n}", "states", "R");
+        json_object_set_new (seen, key, rec);
+    }
+    return rec;
+}
+
+static int state_cb (flux_plugin_t *p,
+                     const char *topic,
+                     flux_plugin_arg_t *args,
+                     void *arg)
+{
+    flux_jobid_t id;
+    json_t *R = NULL;
+    const char *state = topic + strlen ("job.state.");
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s?o}", "id",
+                                &id, "R", &R)
+        < 0)
+        return -1;
+    json_t *rec = record_of (id);
+    json_array_append_new (json_object_get (rec, "states"),
+                           json_string (state));
+    flux_log (flux_jobtap_get_flux (p), LOG_INFO, "lifecycle: job %ju: %s",
+              (uintmax_t)id, state);
+    if (!strcmp (state, "run")) {
+        if (R)
+            json_object_set (rec, "R", R);
+        if (want_prolog && flux_jobtap_prolog_start (p, "lifecycle") < 0)
+            return -1;
+    }
+    if (!strcmp (state, "cleanup") && want_epilog
+        && flux_jobtap_epilog_start (p, "lifecycle") < 0)
+        return -1;
+    return 0;
+}
+
+static void finish_cb (flux_t *h, flux_msg_handler_t *mh,
+                       const flux_msg_t *msg, void *arg)
+{
+    flux_plugin_t *p = arg;
+    flux_jobid_t id;
+    const char *which;
+    int status = 0, rc;
+    (void)mh;
+
+    if (flux_request_unpack (msg, NULL, "{s:I s:s s?i}", "id", &id, "which",
+                             &which, "status", &status) < 0) {
+        flux_respond_error (h, msg, EPROTO, "expected {id, which, status?}");
+        return;
+    }
+    rc = !strcmp (which, "epilog")
+             ? flux_jobtap_epilog_finish (p, id, "lifecycle", status)
+             : flux_jobtap_prolog_finish (p, id, "lifecycle", status);
+    if (rc < 0)
+        flux_respond_error (h, msg, errno, NULL);
+    else
+        flux_respond (h, msg, NULL);
+}
+
+static void raise_cb (flux_t *h, flux_msg_handler_t *mh,
+                      const flux_msg_t *msg, void *arg)
+{
+    flux_plugin_t *p = arg;
+    flux_jobid_t id;
+    const char *note;
+    (void)mh;
+
+    if (flux_request_unpack (msg, NULL, "{s:I s:s}", "id", &id, "note",
+                             &note) < 0
+        || flux_jobtap_raise_exception (p, id, "lifecycle", 0, "%s", note)
+               < 0)
+        flux_respond_error (h, msg, errno, NULL);
+    else
+        flux_respond (h, msg, NULL);
+}
+
+static void seen_cb (flux_t *h, flux_msg_handler_t *mh,
+                     const flux_msg_t *msg, void *arg)
+{
+    flux_jobid_t id;
+    (void)mh;
+    (void)arg;
+
+    if (flux_request_unpack (msg, NULL, "{s:I}", "id", &id) < 0)
+        flux_respond_error (h, msg, EPROTO, "expected {id}");
+    else
+        flux_respond_pack (h, msg, "O", record_of (id));
+}
+
+static void free_seen (void *arg)
+{
+    json_decref (arg);
+}
+
+int flux_plugin_init (flux_plugin_t *p)
+{
+    int prolog = 0, epilog = 0;
+
+    if (flux_plugin_conf_unpack (p, "{s?b s?b}", "prolog", &prolog, "epilog",
+                                 &epilog) < 0)
+        return -1;
+    want_prolog = prolog;
+    want_epilog = epilog;
+    if (!(seen = json_object ())
+        || flux_plugin_aux_set (p, NULL, seen, free_seen) < 0
+        || flux_plugin_set_name (p, "lifecycle") < 0
+        || flux_plugin_add_handler (p, "job.state.*", state_cb, NULL) < 0
+        || flux_jobtap_service_register (p, "finish", finish_cb, p) < 0
+        || flux_jobtap_service_register (p, "raise", raise_cb, p) < 0
+        || flux_jobtap_service_register_ex (p, "seen", FLUX_ROLE_USER,
+                                            seen_cb, p) < 0)
+        return -1;
+    return 0;
+}
