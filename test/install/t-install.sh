@@ -17,6 +17,13 @@ for so in job_submit_jobtap.so site_factor_jobtap.so; do
 	unlike "$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | grep NEEDED)" 'libslurm\.so|libslurmfull' \
 		"$so does not link libslurm"
 done
+so=prep_jobtap.so
+test -f "$dest$JOBTAP_PLUGINDIR/$so"
+ok $? "$so is installed in Slurm's PluginDir"
+rpath=$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+is "$rpath" "$JOBTAP_LIBDIR/slurm-jobtap" "$so finds the adapter library (which it opens in slurmctld) through its RUNPATH"
+unlike "$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | grep NEEDED)" 'libslurm|jobtap' \
+	"$so links none of them: slurmd loads it too, where the adapter cannot be"
 test -e "$dest$JOBTAP_LIBDIR/libslurm-jobtap.so.0"
 ok $? "libslurm-jobtap.so.0 is installed in $JOBTAP_LIBDIR"
 test -e "$dest$JOBTAP_LIBDIR/slurm-jobtap/libslurm-jobtap-adapter.so"

@@ -2,7 +2,7 @@
 # The .debs of DIR installed as an admin would, in a clean Debian root of the
 # release they were built for (scripts/package --check runs this there
 # through scripts/release-root --clean): the plugins land in Slurm's
-# PluginDir, pkg-config finds the headers, and a private cluster loads both
+# PluginDir, pkg-config finds the headers, and a private cluster loads the
 # plugins from there with the installed example policies.
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -12,7 +12,7 @@ out=$(apt-get install -y -q --no-install-recommends "$debs"/*.deb 2>&1)
 ok $? "apt-get installs the packages with their dependencies" || { diag "$out"; bail_out "not installed"; }
 
 slurm_dir=$(dirname "$(find /usr/lib -name libslurmfull.so -print -quit)")
-for so in job_submit_jobtap.so site_factor_jobtap.so; do
+for so in job_submit_jobtap.so site_factor_jobtap.so prep_jobtap.so; do
 	is "$(dirname "$(dpkg -L slurm-jobtap | grep -m1 "/$so\$")")" "$slurm_dir" \
 		"$so is in Slurm's PluginDir ($slurm_dir)"
 done
@@ -36,7 +36,7 @@ node=$(hostname -s)
 cluster_start --jobtap-conf "$conf" --conf "PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 PartitionName=batch Nodes=$node MaxTime=INFINITE State=UP
 PartitionName=short Nodes=$node MaxTime=INFINITE State=UP"
-ok $? "a private cluster starts with both installed plugins loaded" || bail_out "cluster did not start"
+ok $? "a private cluster starts with the installed plugins loaded" || bail_out "cluster did not start"
 rm -f "$conf"
 like "$(cluster_conf_value PluginDir)" "^$slurm_dir\$" "PluginDir is Slurm's own: nothing staged from a build"
 
@@ -49,6 +49,7 @@ cluster_wait_for 15 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
 ok $? "released by the plugins once they decided, it runs"
 like "$(cluster_log)" "site_factor/jobtap: init: loaded" "site_factor/jobtap logged that it loaded"
 like "$(cluster_log)" "job_submit/jobtap: init: loaded" "job_submit/jobtap logged that it loaded"
+like "$(cluster_log)" "prep/jobtap: init: loaded" "prep/jobtap logged that it loaded"
 
 cluster_finish
 done_testing

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The job lifecycle in real time through prep/jobtap, with a test plugin in
+# the manner of flux-core's perilog-test (lifecycle.so): every job passes
+# through run, cleanup and inactive in Flux's order as it happens, even
+# one that ends in a second; job.state.run carries R naming the node and
+# the cores; a plugin's prolog holds the start (CONFIGURING) until it
+# finishes, and a failing one fails the job with its text; an epilog holds
+# the completion; a requeued job ends in jobtap and starts anew.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+plugin=$JOBTAP_BUILD_DIR/test/integration/lifecycle.so
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [ { load = "$plugin" } ]
+[slurm-jobtap]
+reprioritize-period = 3600
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+
+seen() { "$jobtap" rpc lifecycle.seen "{\"id\": $1}"; }
+states() { seen "$1" | python3 -c 'import json,sys; print(",".join(json.load(sys.stdin)["states"]))'; }
+finish() { "$jobtap" rpc lifecycle.finish "{\"id\": $1, \"which\": \"$2\", \"status\": ${3:-0}}"; }
+state() { squeue -h -t all -j "$1" -o %T; }
+
+like "$(cluster_log)" "prep/jobtap: init: loaded" "prep/jobtap is loaded"
+
+# A job of one second: run, cleanup and inactive at once, in order (the
+# periodic pass is an hour away).
+id=$(sbatch --parsable -o /dev/null -c 2 -t 5 --wrap 'sleep 1')
+cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
+cluster_wait_for 5 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q inactive"
+is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" \
+	"a one-second job passes through run, cleanup and inactive, in Flux's order"
+R=$(seen "$id" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["R"], sort_keys=True))')
+like "$R" "\"R_lite\": \\[\\{\"children\": \\{\"core\": \"0-1\"\\}, \"rank\": \"0\"\\}\\]" \
+	"job.state.run carries R with the job's two cores"
+like "$R" "\"nodelist\": \\[\"$CLUSTER_NODE\"\\]" "and its node"
+like "$(grep "lifecycle: job $id: " "$CLUSTER_DIR/log/slurmctld.log" | tail -n 3 | tr '\n' ' ')" \
+	"run .*cleanup .*inactive" "the log shows them in order as they happened"
+
+# A plugin's prolog and epilog hold the job.
+out=$("$jobtap" remove lifecycle.so 2>&1 && "$jobtap" load "$plugin" prolog=true epilog=true 2>&1)
+ok $? "lifecycle.so loaded again with a prolog and an epilog" || diag "$out"
+id=$(sbatch --parsable -o /dev/null -t 5 --wrap 'sleep 1')
+cluster_wait_for 15 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q run"
+sleep 2
+is "$(state "$id")" CONFIGURING "while the prolog runs the job waits in CONFIGURING"
+finish "$id" prolog >/dev/null
+start=$SECONDS
+cluster_wait_for 15 sh -c "squeue -h -t all -j $id -o %T | grep -Eq 'RUNNING|COMPLETING'"
+ok $? "when the prolog finishes the job runs"
+cluster_wait_for 15 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q cleanup"
+sleep 2
+is "$(state "$id")" COMPLETING "while the epilog runs the job stays COMPLETING"
+unlike "$(states "$id")" inactive "and is not inactive in jobtap"
+finish "$id" epilog >/dev/null
+cluster_wait_for 10 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
+is "$(state "$id")" COMPLETED "when the epilog finishes the job completes"
+cluster_wait_for 5 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q inactive"
+is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" "and goes inactive"
+
+# A failing prolog fails the job with the plugin's text.
+id=$(sbatch --parsable -o /dev/null -t 5 --wrap 'sleep 1')
+cluster_wait_for 15 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q run"
+finish "$id" prolog 3 >/dev/null
+cluster_wait_for 15 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q cleanup"
+finish "$id" epilog >/dev/null
+cluster_wait_for 10 sh -c "squeue -h -t all -j $id -o %T | grep -q CANCELLED"
+is "$(state "$id")" CANCELLED "a prolog that fails (status 3) ends the job; Slurm does not requeue it"
+like "$(scontrol show job "$id")" "Reason=jobtap:_prolog_lifecycle_failed:_status_3" \
+	"scontrol show job gives the reason"
+like "$("$jobtap" job "$id" --json)" '"type": "prolog"' "jobtap saw a prolog exception"
+unlike "$(squeue -h -t all -j "$id" -o %S)" "N/A" "the job never launched its script"
+
+# A requeued job ends in jobtap and starts anew.
+"$jobtap" remove lifecycle.so >/dev/null && "$jobtap" load "$plugin" >/dev/null
+id=$(sbatch --parsable -o /dev/null -t 5 --wrap 'sleep 300')
+cluster_wait_for 15 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
+out=$(scontrol requeue "$id" 2>&1)
+ok $? "scontrol requeue of a running job" || diag "$out"
+cluster_wait_for 60 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 'inactive\", \"depend\|inactive\",\"depend'"
+like "$(states "$id")" "^depend,priority,sched,run,cleanup,inactive,depend,priority,sched" \
+	"it goes cleanup, inactive, then back through depend, priority, sched as a new job"
+like "$(cluster_log)" "jobtap: JobId=$id was requeued: it starts anew in jobtap" "the log says so"
+cluster_wait_for 200 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
+cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 'sched\", \"run\"\]\|sched\",\"run\"\]'"
+like "$(states "$id")" ",sched,run$" "when it starts again, job.state.run again"
+scancel "$id"
+
+ok $(kill -0 "${CLUSTER_PIDS[1]}"; echo $?) "slurmctld is alive"
+cluster_finish
+done_testing
