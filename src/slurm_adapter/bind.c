@@ -101,7 +101,9 @@ static void settle_job (struct adapter_ctx *ctx,
                         bool creation_hold,
                         int urgency)
 {
-    if (IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
+    /* (a requeued job is pending and may still be completing) */
+    if (IS_JOB_FINISHED (job)
+        || (IS_JOB_COMPLETING (job) && !IS_JOB_PENDING (job))) {
         /* Started and ended between two passes (array tasks split off
          * and run by the scheduler): it still gets its whole lifecycle. */
         jobtap_host_job_run (job->job_id, NULL);

@@ -36,6 +36,7 @@ cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
 cluster_wait_for 5 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q inactive"
 is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" \
 	"a one-second job passes through run, cleanup and inactive, in Flux's order"
+like "$(seen "$id")" '"end":"finish"' "cleanup came from its finish (a result, not an exception)"
 R=$(seen "$id" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["R"], sort_keys=True))')
 like "$R" "\"R_lite\": \\[\\{\"children\": \\{\"core\": \"0-1\"\\}, \"rank\": \"0\"\\}\\]" \
 	"job.state.run carries R with the job's two cores"
@@ -74,7 +75,7 @@ cluster_wait_for 10 sh -c "squeue -h -t all -j $id -o %T | grep -q CANCELLED"
 is "$(state "$id")" CANCELLED "a prolog that fails (status 3) ends the job; Slurm does not requeue it"
 like "$(scontrol show job "$id")" "Reason=jobtap:_prolog_lifecycle_failed:_status_3" \
 	"scontrol show job gives the reason"
-like "$("$jobtap" job "$id" --json)" '"type": "prolog"' "jobtap saw a prolog exception"
+like "$(seen "$id")" '"end":"exception prolog"' "plugins saw cleanup come from a prolog exception, as in Flux"
 unlike "$(squeue -h -t all -j "$id" -o %S)" "N/A" "the job never launched its script"
 
 # A requeued job ends in jobtap and starts anew.
@@ -87,7 +88,9 @@ cluster_wait_for 60 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 
 like "$(states "$id")" "^depend,priority,sched,run,cleanup,inactive,depend,priority,sched" \
 	"it goes cleanup, inactive, then back through depend, priority, sched as a new job"
 like "$(cluster_log)" "jobtap: JobId=$id was requeued: it starts anew in jobtap" "the log says so"
-cluster_wait_for 200 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
+# Slurm makes a requeued job wait for the credential lifetime; start it now.
+scontrol update jobid="$id" starttime=now
+cluster_wait_for 60 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
 cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 'sched\", \"run\"\]\|sched\",\"run\"\]'"
 like "$(states "$id")" ",sched,run$" "when it starts again, job.state.run again"
 scancel "$id"

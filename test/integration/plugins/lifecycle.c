@@ -8,7 +8,8 @@
  *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
  *   lifecycle.raise {"id", "note"}     a fatal exception on the job
  *   lifecycle.seen {"id"}  -> {"states": ["depend", ...], "R": R|null,
- *                              "results": [...]}
+ *                              "end": "finish" | "exception TYPE"}
+ *                              (the event that brought cleanup)
  *
  * Each state is also logged: "lifecycle: job N: <state>". */
 #include <stdbool.h>
@@ -59,9 +60,18 @@ static int state_cb (flux_plugin_t *p,
         if (want_prolog && flux_jobtap_prolog_start (p, "lifecycle") < 0)
             return -1;
     }
-    if (!strcmp (state, "cleanup") && want_epilog
-        && flux_jobtap_epilog_start (p, "lifecycle") < 0)
-        return -1;
+    if (!strcmp (state, "cleanup")) {
+        const char *name = NULL, *type = NULL;
+        char end[128];
+        (void)flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                      "{s?{s?s s?{s?s}}}", "entry", "name",
+                                      &name, "context", "type", &type);
+        snprintf (end, sizeof (end), "%s%s%s", name ? name : "?",
+                  type ? " " : "", type ? type : "");
+        json_object_set_new (rec, "end", json_string (end));
+        if (want_epilog && flux_jobtap_epilog_start (p, "lifecycle") < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -127,9 +137,9 @@ int flux_plugin_init (flux_plugin_t *p)
 {
     int prolog = 0, epilog = 0;
 
-    if (flux_plugin_conf_unpack (p, "{s?b s?b}", "prolog", &prolog, "epilog",
-                                 &epilog) < 0)
-        return -1;
+    /* no conf at all is all defaults */
+    (void)flux_plugin_conf_unpack (p, "{s?b s?b}", "prolog", &prolog,
+                                   "epilog", &epilog);
     want_prolog = prolog;
     want_epilog = epilog;
     if (!(seen = json_object ())
