@@ -212,6 +212,24 @@ static bool plugin_loaded_already (struct runtime *rt,
     return true;
 }
 
+/* A plugin's flux_plugin_init runs as its code: what it makes is its
+ * own. */
+static int init_builtin (struct jt_plugin *jt, flux_plugin_init_f init)
+{
+    struct jt_plugin *prev = plugin_enter (jt->rt, jt);
+    int rc = plugin_init_builtin (jt->p, init);
+    plugin_leave (jt->rt, prev);
+    return rc;
+}
+
+static int load_dso (struct jt_plugin *jt, const char *path)
+{
+    struct jt_plugin *prev = plugin_enter (jt->rt, jt);
+    int rc = flux_plugin_load_dso (jt->p, path);
+    plugin_leave (jt->rt, prev);
+    return rc;
+}
+
 static char *basename_dup (const char *path)
 {
     const char *s = strrchr (path, '/');
@@ -270,7 +288,7 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
         }
         if (plugin_loaded_already (rt, jt, err))
             goto error;
-        if (plugin_init_builtin (jt->p, b->init) < 0) {
+        if (init_builtin (jt, b->init) < 0) {
             errprintf (err, "%s", flux_plugin_strerror (jt->p));
             goto error;
         }
@@ -287,7 +305,7 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             if (plugin_load_lua (jt, path, err) < 0)
                 goto error;
         }
-        else if (flux_plugin_load_dso (jt->p, path) < 0) {
+        else if (load_dso (jt, path) < 0) {
             int e = errno;
             errprintf (err, "%s", flux_plugin_strerror (jt->p));
             errno = e ? e : EINVAL;
@@ -397,7 +415,7 @@ static int plugin_load_lua (struct jt_plugin *jt,
         errno = ENOMEM;
         return -1;
     }
-    if (flux_plugin_load_dso (jt->p, so) < 0) {
+    if (load_dso (jt, so) < 0) {
         int e = errno;
         const char *msg = flux_plugin_aux_get (jt->p, "slurm-jobtap::lua-error");
         errprintf (err, "%s", msg ? msg : flux_plugin_strerror (jt->p));
