@@ -67,7 +67,7 @@ void jt_destroy (struct jt_plugin *jt)
             free (s->topic);
             free (s);
         }
-        /* its aux destructors are its code */
+        /* its aux destructors are its code (they may destroy its timers) */
         if (rt)
             rt->calling = jt;
         flux_plugin_destroy (jt->p);

@@ -4,8 +4,9 @@
  * running (it may be that plugin's own) is unlinked at once but
  * destroyed only when no callback is running, so no caller walking the
  * plugins, and no plugin returning from its callback, meets freed memory.
- * The runtime also knows whose code runs (rt->calling), so that what a
- * plugin creates meanwhile can belong to it.
+ * The runtime also knows whose code runs (rt->calling): what a plugin
+ * creates meanwhile (timers, futures' continuations) belongs to it, and
+ * dies with it (reactor.h).
  * Called by every module that calls plugins; calls only plugin.c. */
 #ifndef JOBTAP_JTPLUGIN_H
 #define JOBTAP_JTPLUGIN_H
@@ -32,6 +33,7 @@ struct jt_plugin {
     char *list_name;      /* basename or ".builtin" */
     char *path;           /* NULL for builtins */
     char *sort_mode;      /* set_load_sort_order */
+    bool removed;         /* plugins.c: unloaded, perhaps still running */
     struct service *services;
     struct jt_plugin *next;
 };

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "plugins.h"
 #include "priority.h"
+#include "reactor.h"
 #include "runtime.h"
 #include "spec.h"
 
@@ -45,11 +46,28 @@ static int plugin_load_lua (struct jt_plugin *jt,
                             jobtap_host_error_t *err);
 static bool has_suffix (const char *s, const char *suffix);
 
-/* Drop a plugin's job aux on active jobs, unlink and destroy it. */
+/* The start of a plugin's removal: its timers stop for good, and its job
+ * aux on active jobs goes (the destructors run as its code). */
+static void plugin_let_go (struct runtime *rt, struct jt_plugin *jt)
+{
+    struct jt_plugin *prev;
+
+    jt->removed = true;
+    reactor_plugin_gone (rt, jt);
+    prev = plugin_enter (rt, jt);
+    job_aux_plugin_gone (rt, jt);
+    plugin_leave (rt, prev);
+}
+
+/* Let go of a plugin, unlink and destroy it (now, or when the callbacks
+ * running return), then free the timers it left behind. */
 static void plugin_unload (struct jt_plugin *jt)
 {
-    job_aux_plugin_gone (jt->rt, jt);
-    plugin_retire (jt->rt, jt);
+    struct runtime *rt = jt->rt;
+
+    plugin_let_go (rt, jt);
+    plugin_retire (rt, jt);
+    reactor_reap (rt);
 }
 
 int conf_update (struct jt_plugin *jt, json_t *config, jobtap_host_error_t *err)
@@ -212,8 +230,8 @@ static bool plugin_loaded_already (struct runtime *rt,
     return true;
 }
 
-/* A plugin's flux_plugin_init runs as its code: what it makes is its
- * own. */
+/* A plugin's flux_plugin_init runs as its code: what it makes (timers)
+ * is its own. */
 static int init_builtin (struct jt_plugin *jt, flux_plugin_init_f init)
 {
     struct jt_plugin *prev = plugin_enter (jt->rt, jt);
@@ -342,10 +360,11 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
     return jt;
 error:
     free (s);
-    {
+    if (jt) {
         int e = errno;
-        job_aux_plugin_gone (rt, jt);
+        plugin_let_go (rt, jt);
         jt_destroy (jt);
+        reactor_reap (rt);
         errno = e;
     }
     return NULL;
