@@ -186,9 +186,10 @@ int flux_respond_error (flux_t *h,
 
 /* RPCs and futures (flux-core rpc.h, future.h) to the services plugins
  * registered here: "job-manager.<plugin>.<method>" or "<plugin>.<method>".
- * Any other topic fails through the future with ENOSYS.  No reactor: a
- * continuation runs when the response arrives, or at once if it has; a
- * future not yet fulfilled cannot be waited for (EDEADLK). */
+ * Any other topic fails through the future with ENOSYS.  A continuation
+ * runs when the response arrives, or at once if it has; with a timeout
+ * >= 0 and no response by then, on the reactor's thread with ETIMEDOUT.
+ * A future not yet fulfilled cannot be waited for (EDEADLK). */
 enum {
     FLUX_RPC_NORESPONSE = 1,
     FLUX_RPC_STREAMING = 2,

@@ -1,8 +1,9 @@
-/* reactor.c: timers on the runtime's thread, one-shot and repeating,
- * reset, stop from another thread, destroy from their own callback,
- * deadline order, callbacks with the runtime lock held calling the jobtap
- * API, a removed plugin's timers that never run, the thread's start and
- * end with the runtime, and what flux_reactor_run does here.
+/* reactor.c (and flux_future_then's timeout in rpc.c): timers on the
+ * runtime's thread, one-shot and repeating, reset, stop from another
+ * thread, destroy from their own callback, deadline order, callbacks with
+ * the runtime lock held calling the jobtap API, a removed plugin's timers
+ * and continuations that never run, the thread's start and end with the
+ * runtime, and what flux_reactor_run does here.
  *
  * Bounds on timing are generous: a loaded 2-core machine, or valgrind,
  * may run a callback late, never early. */
@@ -601,6 +602,128 @@ static void test_removed_plugin (void)
     json_decref (query);
 }
 
+/* --- futures --------------------------------------------------------- */
+
+static const flux_msg_t *kept_request;
+static void later_cb (flux_t *h, flux_msg_handler_t *mh,
+                      const flux_msg_t *msg, void *arg)
+{
+    (void)h;
+    (void)mh;
+    (void)arg;
+    kept_request = flux_msg_incref (msg);
+}
+
+static void echo_cb (flux_t *h, flux_msg_handler_t *mh,
+                     const flux_msg_t *msg, void *arg)
+{
+    (void)mh;
+    (void)arg;
+    flux_respond (h, msg, "{}");
+}
+
+struct then_record {
+    flux_future_t *f;      /* set by the plugin that asked */
+    int count;
+    int rc, errnum;
+    bool other_thread;
+    pthread_t starter;
+};
+
+static void then_cb (flux_future_t *f, void *arg)
+{
+    struct then_record *t = arg;
+    t->count++;
+    errno = 0;
+    t->rc = flux_future_get (f, NULL);
+    t->errnum = errno;
+    t->other_thread = !pthread_equal (pthread_self (), t->starter);
+    flux_future_destroy (f);
+}
+
+static void rpc_later (flux_plugin_t *p, void *arg)
+{
+    flux_future_t *f = flux_rpc (flux_jobtap_get_flux (p), "svc.later", NULL,
+                                 0, 0);
+    if (!f || flux_future_then (f, 0.05, then_cb, arg) < 0)
+        bail_out ("flux_rpc/flux_future_then failed");
+    ((struct then_record *)arg)->f = f;
+}
+
+static void rpc_forever (flux_plugin_t *p, void *arg)
+{
+    flux_future_t *f = flux_rpc (flux_jobtap_get_flux (p), "svc.later", NULL,
+                                 0, 0);
+    if (!f || flux_future_then (f, -1., then_cb, arg) < 0)
+        bail_out ("flux_rpc/flux_future_then failed");
+    ((struct then_record *)arg)->f = f;
+}
+
+static void test_futures (struct jt_plugin *caller)
+{
+    struct then_record t = { .starter = pthread_self () };
+    flux_t *h = host_runtime ()->h;
+    flux_future_t *f;
+
+    kept_request = NULL;
+    runtime_lock ();
+    as_plugin (caller, rpc_later, &t);
+    ok (kept_request && t.count == 0,
+        "an rpc whose handler answers later is pending");
+    runtime_unlock ();
+    ok (wait_count (&t.count, 1, PATIENCE),
+        "flux_future_then with a 0.05 s timeout: the continuation runs");
+    ok (t.rc < 0 && t.errnum == ETIMEDOUT,
+        "... and the future failed with ETIMEDOUT");
+    ok (t.other_thread, "... on the reactor's thread");
+    ok (flux_respond (h, kept_request, "{}") == 0 && locked_read (&t.count) == 1,
+        "a response after the timeout goes nowhere");
+    flux_msg_decref (kept_request);
+
+    struct then_record in_time = { .starter = pthread_self () };
+    runtime_lock (); /* the response comes first, however slow we are */
+    f = flux_rpc (h, "svc.later", NULL, 0, 0);
+    flux_future_then (f, 0.05, then_cb, &in_time);
+    flux_respond (h, kept_request, "{}");
+    runtime_unlock ();
+    flux_msg_decref (kept_request);
+    ok (in_time.count == 1 && in_time.rc == 0,
+        "a response in time runs the continuation once, with it");
+    nap (0.1);
+    isint (locked_read (&in_time.count), 1, "... and the timeout never fires");
+
+    struct then_record now = { .starter = pthread_self () };
+    f = flux_rpc (h, "svc.echo", NULL, 0, 0);
+    ok (flux_future_then (f, 0.05, then_cb, &now) == 0 && now.count == 1
+            && now.rc == 0,
+        "a future already answered runs its continuation at once");
+
+    /* a removed plugin's continuations never run */
+    struct jt_plugin *jt = plugin_make ("forgetful.so");
+    struct then_record lost = { .starter = pthread_self () };
+    struct then_record lost2 = { .starter = pthread_self () };
+    jobtap_host_error_t err;
+    runtime_lock (); /* removed before its timeout */
+    as_plugin (jt, rpc_later, &lost);
+    const flux_msg_t *first = kept_request;
+    as_plugin (jt, rpc_forever, &lost2);
+    jobtap_host_plugin_remove ("forgetful.so", &err);
+    runtime_unlock ();
+    nap (0.1);
+    isint (locked_read (&lost.count), 0,
+           "a removed plugin's future never times out into its code");
+    flux_respond (h, kept_request, "{}");
+    flux_respond (h, first, "{}");
+    isint (locked_read (&lost2.count), 0,
+           "... nor does a response run its continuation");
+    flux_msg_decref (first);
+    flux_msg_decref (kept_request);
+    kept_request = NULL;
+    /* the plugin would have leaked them; the test frees them for valgrind */
+    flux_future_destroy (lost.f);
+    flux_future_destroy (lost2.f);
+}
+
 /* --- the reactor's loop is not the plugin's to run -------------------- */
 
 static void test_run_refused (flux_reactor_t *r)
@@ -674,6 +797,10 @@ int main (void)
 
     setup ();
     jt = plugin_make ("timers.so");
+    if (flux_plugin_set_name (jt->p, "svc") < 0
+        || flux_jobtap_service_register (jt->p, "later", later_cb, NULL) < 0
+        || flux_jobtap_service_register (jt->p, "echo", echo_cb, NULL) < 0)
+        bail_out ("cannot register the test services");
     r = flux_get_reactor (host_runtime ()->h);
     ok (r != NULL && r == flux_get_reactor (host_runtime ()->h),
         "flux_get_reactor gives the runtime's one reactor");
@@ -687,6 +814,7 @@ int main (void)
     test_jobtap_api (jt);
     test_order (r);
     test_removed_plugin ();
+    test_futures (jt);
     test_run_refused (r);
     test_restart (threads_before);
 
