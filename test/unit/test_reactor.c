@@ -1,9 +1,10 @@
 /* reactor.c (and flux_future_then's timeout in rpc.c): timers on the
  * runtime's thread, one-shot and repeating, reset, stop from another
  * thread, destroy from their own callback, deadline order, callbacks with
- * the runtime lock held calling the jobtap API, a removed plugin's timers
- * and continuations that never run, the thread's start and end with the
- * runtime, and what flux_reactor_run does here.
+ * the runtime lock held calling the jobtap API (a dependency released, a
+ * prolog finished), a removed plugin's timers and continuations that never
+ * run, the thread's start and end with the runtime, and what
+ * flux_reactor_run does here.
  *
  * Bounds on timing are generous: a loaded 2-core machine, or valgrind,
  * may run a callback late, never early. */
@@ -88,11 +89,28 @@ static void log_sink (int level, const char *msg, void *arg)
     snprintf (last_log, sizeof (last_log), "%s", msg);
 }
 
+/* ops.perilog_done, recorded */
+static int perilog_done_count, perilog_done_status;
+static bool perilog_done_epilog;
+static pthread_t perilog_done_thread;
+static void perilog_done (uint64_t id, bool epilog, int status,
+                          const char *note, void *arg)
+{
+    (void)id;
+    (void)note;
+    (void)arg;
+    perilog_done_count++;
+    perilog_done_epilog = epilog;
+    perilog_done_status = status;
+    perilog_done_thread = pthread_self ();
+}
+
 static const struct jobtap_host_ops ops = {
     .log = log_sink,
     .hold = core_trace_hold,
     .release = core_trace_release,
     .set_priority = core_trace_set_priority,
+    .perilog_done = perilog_done,
 };
 
 /* Run fn as jt's code: from a callback of jt (topic "test.run"). */
@@ -443,6 +461,67 @@ static void test_jobtap_api (struct jt_plugin *jt)
         flux_job_statetostr (job->state, "S"));
     runtime_unlock ();
     like (core_trace_text (), "release 4242", "the host was told to release it");
+}
+
+/* --- a prolog finished from a timer (flux-core's perilog-test.c) ------- */
+
+struct prolog_timer {
+    flux_plugin_t *p;
+    flux_jobid_t id;
+    int rc;
+};
+
+static void prolog_finish_cb (flux_reactor_t *r, flux_watcher_t *w,
+                              int revents, void *arg)
+{
+    struct prolog_timer *d = arg;
+    (void)r;
+    (void)revents;
+    d->rc = flux_jobtap_prolog_finish (d->p, d->id, "test", 0);
+    flux_watcher_destroy (w);
+}
+
+static struct prolog_timer prolog;
+static int state_run_cb (flux_plugin_t *p,
+                         const char *topic,
+                         flux_plugin_arg_t *args,
+                         void *data)
+{
+    flux_t *h = flux_jobtap_get_flux (p);
+    flux_watcher_t *w;
+    (void)topic;
+    (void)data;
+    prolog.p = p;
+    prolog.rc = -2;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}",
+                                "id", &prolog.id) < 0
+        || !(w = flux_timer_watcher_create (flux_get_reactor (h), 0.02, 0.,
+                                            prolog_finish_cb, &prolog)))
+        return -1;
+    flux_watcher_start (w);
+    return flux_jobtap_prolog_start (p, "test");
+}
+
+static void test_prolog (struct jt_plugin *jt)
+{
+    struct runtime *rt = host_runtime ();
+
+    if (flux_plugin_add_handler (jt->p, "job.state.run", state_run_cb, NULL)
+        < 0)
+        bail_out ("cannot add job.state.run");
+    runtime_lock (); /* the prolog cannot end before the host asks */
+    core_job_in_table (rt, 4343, FLUX_JOB_STATE_SCHED);
+    ok (jobtap_host_job_run (4343, NULL) == 0
+            && jobtap_host_job_perilog_wait (4343) == 1,
+        "a plugin starts a prolog in job.state.run and a timer to end it");
+    runtime_unlock ();
+    ok (wait_count (&perilog_done_count, 1, PATIENCE),
+        "flux_jobtap_prolog_finish from the timer ends the host's wait");
+    ok (prolog.rc == 0 && !perilog_done_epilog && perilog_done_status == 0,
+        "... a prolog, status 0");
+    ok (!pthread_equal (perilog_done_thread, pthread_self ()),
+        "... told on the reactor's thread (the adapter queues it)");
+    flux_plugin_remove_handler (jt->p, "job.state.run");
 }
 
 /* --- deadline order -------------------------------------------------- */
@@ -812,6 +891,7 @@ int main (void)
     test_self (r);
     test_threads (r);
     test_jobtap_api (jt);
+    test_prolog (jt);
     test_order (r);
     test_removed_plugin ();
     test_futures (jt);
