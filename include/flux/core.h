@@ -186,9 +186,10 @@ int flux_respond_error (flux_t *h,
 
 /* RPCs and futures (flux-core rpc.h, future.h) to the services plugins
  * registered here: "job-manager.<plugin>.<method>" or "<plugin>.<method>".
- * Any other topic fails through the future with ENOSYS.  No reactor: a
- * continuation runs when the response arrives, or at once if it has; a
- * future not yet fulfilled cannot be waited for (EDEADLK). */
+ * Any other topic fails through the future with ENOSYS.  A continuation
+ * runs when the response arrives, or at once if it has; with a timeout
+ * >= 0 and no response by then, on the reactor's thread with ETIMEDOUT.
+ * A future not yet fulfilled cannot be waited for (EDEADLK). */
 enum {
     FLUX_RPC_NORESPONSE = 1,
     FLUX_RPC_STREAMING = 2,
@@ -238,25 +239,60 @@ int flux_future_aux_set (flux_future_t *f,
                          flux_free_f destroy);
 void *flux_future_aux_get (flux_future_t *f, const char *name);
 
-/* Not available without a Flux broker: they log once per call site and
- * fail with ENOSYS (see docs/api.md). */
-flux_reactor_t *flux_get_reactor (flux_t *h);
-const char *flux_attr_get (flux_t *h, const char *name);
-int flux_get_rank (flux_t *h, uint32_t *rank);
-int flux_get_size (flux_t *h, uint32_t *size);
-
+/* The reactor and timers (flux-core reactor.h, watcher.h).  The runtime
+ * runs one reactor on a thread of its own, started with the first timer.
+ * Callbacks run there with the runtime's lock held, like any other
+ * callback: no current job, and any flux_jobtap_* call allowed.  A
+ * plugin's watchers stop for good when it is removed.  Timers only: no
+ * fd, prepare, check, idle, signal, stat or periodic watchers. */
+enum {
+    FLUX_REACTOR_NOWAIT = 1,
+    FLUX_REACTOR_ONCE = 2,
+};
 typedef void (*flux_watcher_f) (flux_reactor_t *r,
                                 flux_watcher_t *w,
                                 int revents,
                                 void *arg);
+
+flux_reactor_t *flux_get_reactor (flux_t *h);
+/* Refused (-1, EINVAL, a log line): the runtime's thread runs the loop. */
+int flux_reactor_run (flux_reactor_t *r, int flags);
+/* Ignored, with a log line: the loop runs until the runtime ends. */
+void flux_reactor_stop (flux_reactor_t *r);
+void flux_reactor_stop_error (flux_reactor_t *r);
+/* Wall-clock seconds: in a callback, when its loop turn began. */
+double flux_reactor_now (flux_reactor_t *r);
+void flux_reactor_now_update (flux_reactor_t *r);
+double flux_reactor_time (void);
+
+/* after, repeat: seconds (>= 0); repeat 0 fires once.  Created stopped. */
 flux_watcher_t *flux_timer_watcher_create (flux_reactor_t *r,
                                            double after,
                                            double repeat,
                                            flux_watcher_f cb,
                                            void *arg);
+/* On an active timer it takes effect now: due 'after' from now. */
+void flux_timer_watcher_reset (flux_watcher_t *w, double after, double repeat);
+void flux_timer_watcher_again (flux_watcher_t *w);
+
 void flux_watcher_start (flux_watcher_t *w);
 void flux_watcher_stop (flux_watcher_t *w);
+/* Safe from the watcher's own callback. */
 void flux_watcher_destroy (flux_watcher_t *w);
+bool flux_watcher_is_active (flux_watcher_t *w);
+/* Wall-clock time of the next expiry (flux_reactor_time's scale). */
+double flux_watcher_next_wakeup (flux_watcher_t *w);
+/* Recorded but without effect: the loop never runs out of watchers. */
+void flux_watcher_ref (flux_watcher_t *w);
+void flux_watcher_unref (flux_watcher_t *w);
+bool flux_watcher_is_referenced (flux_watcher_t *w);
+void flux_watcher_set_priority (flux_watcher_t *w, int priority);
+
+/* Not available without a Flux broker: they log and fail with ENOSYS
+ * (see docs/api.md). */
+const char *flux_attr_get (flux_t *h, const char *name);
+int flux_get_rank (flux_t *h, uint32_t *rank);
+int flux_get_size (flux_t *h, uint32_t *size);
 
 #ifdef __cplusplus
 }

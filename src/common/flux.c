@@ -1,6 +1,6 @@
 /* A minimal flux_t: logging to the host, handle aux, job state strings,
  * and ENOSYS stand-ins for what needs a Flux broker.  Messages are in
- * msg.c, RPCs and futures in rpc.c. */
+ * msg.c, RPCs and futures in rpc.c, the reactor and timers in reactor.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -220,12 +220,6 @@ static void *unsupported (const char *what)
     return NULL;
 }
 
-flux_reactor_t *flux_get_reactor (flux_t *h)
-{
-    (void)h;
-    return unsupported ("flux_get_reactor");
-}
-
 const char *flux_attr_get (flux_t *h, const char *name)
 {
     (void)h;
@@ -247,33 +241,4 @@ int flux_get_size (flux_t *h, uint32_t *size)
     (void)size;
     unsupported ("flux_get_size");
     return -1;
-}
-
-flux_watcher_t *flux_timer_watcher_create (flux_reactor_t *r,
-                                           double after,
-                                           double repeat,
-                                           flux_watcher_f cb,
-                                           void *arg)
-{
-    (void)r;
-    (void)after;
-    (void)repeat;
-    (void)cb;
-    (void)arg;
-    return unsupported ("flux_timer_watcher_create");
-}
-
-void flux_watcher_start (flux_watcher_t *w)
-{
-    (void)w;
-}
-
-void flux_watcher_stop (flux_watcher_t *w)
-{
-    (void)w;
-}
-
-void flux_watcher_destroy (flux_watcher_t *w)
-{
-    (void)w;
 }

@@ -29,6 +29,7 @@
 #include "msg.h"
 #include "plugins.h"
 #include "priority.h"
+#include "reactor.h"
 #include "runtime.h"
 #include "service.h"
 #include "spec.h"
@@ -81,10 +82,12 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
 void jobtap_host_fini (void)
 {
     struct runtime *rt = host_runtime ();
+    flux_reactor_t *reactor = NULL;
     runtime_lock ();
     if (rt->refcount > 0 && --rt->refcount == 0) {
         plugins_unload_all (rt);
         jobs_free_all (rt);
+        reactor = reactor_detach (rt); /* after the destructors above */
         compact_memo_clear ();
         jobtap_json_pool_log_stats ();
         flux_handle_destroy (rt->h);
@@ -97,6 +100,7 @@ void jobtap_host_fini (void)
         runtime_log_sink (NULL, NULL);
     }
     runtime_unlock ();
+    reactor_destroy (reactor); /* its thread needs the lock to finish */
 }
 
 int jobtap_host_plugin_load (const char *name,

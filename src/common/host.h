@@ -126,7 +126,9 @@ struct jobtap_host_ops {
 int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg);
 
 /* Drop a reference.  The last one unloads every plugin (job aux
- * destructors run) and frees all jobs. */
+ * destructors run), frees all jobs, and stops the reactor's thread if
+ * timers started it: it waits for the thread, so it is not to be called
+ * from an ops or plugin callback. */
 void jobtap_host_fini (void);
 
 /* Load jobtap.conf (TOML): [job-manager] plugins and [slurm-jobtap]

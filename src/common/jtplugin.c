@@ -59,13 +59,20 @@ struct jt_plugin **plugin_snapshot (struct runtime *rt, int *countp)
 void jt_destroy (struct jt_plugin *jt)
 {
     if (jt) {
+        struct runtime *rt = jt->rt;
+        struct jt_plugin *prev = rt ? rt->calling : NULL;
         while (jt->services) {
             struct service *s = jt->services;
             jt->services = s->next;
             free (s->topic);
             free (s);
         }
+        /* its aux destructors are its code (they may destroy its timers) */
+        if (rt)
+            rt->calling = jt;
         flux_plugin_destroy (jt->p);
+        if (rt)
+            rt->calling = prev;
         free (jt->list_name);
         free (jt->path);
         free (jt->sort_mode);
@@ -91,16 +98,28 @@ void plugins_release (struct runtime *rt)
     }
 }
 
+struct jt_plugin *plugin_enter (struct runtime *rt, struct jt_plugin *jt)
+{
+    struct jt_plugin *prev = rt->calling;
+    plugins_hold (rt);
+    rt->calling = jt;
+    return prev;
+}
+
+void plugin_leave (struct runtime *rt, struct jt_plugin *prev)
+{
+    rt->calling = prev;
+    plugins_release (rt);
+}
+
 int plugin_call (struct jt_plugin *jt,
                  const char *topic,
                  flux_plugin_arg_t *args)
 {
     struct runtime *rt = jt->rt;
-    int rc;
-
-    plugins_hold (rt);
-    rc = flux_plugin_call (jt->p, topic, args);
-    plugins_release (rt);
+    struct jt_plugin *prev = plugin_enter (rt, jt);
+    int rc = flux_plugin_call (jt->p, topic, args);
+    plugin_leave (rt, prev);
     return rc;
 }
 

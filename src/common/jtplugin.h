@@ -4,6 +4,9 @@
  * running (it may be that plugin's own) is unlinked at once but
  * destroyed only when no callback is running, so no caller walking the
  * plugins, and no plugin returning from its callback, meets freed memory.
+ * The runtime also knows whose code runs (rt->calling): what a plugin
+ * creates meanwhile (timers, futures' continuations) belongs to it, and
+ * dies with it (reactor.h).
  * Called by every module that calls plugins; calls only plugin.c. */
 #ifndef JOBTAP_JTPLUGIN_H
 #define JOBTAP_JTPLUGIN_H
@@ -30,6 +33,7 @@ struct jt_plugin {
     char *list_name;      /* basename or ".builtin" */
     char *path;           /* NULL for builtins */
     char *sort_mode;      /* set_load_sort_order */
+    bool removed;         /* plugins.c: unloaded, perhaps still running */
     struct service *services;
     struct jt_plugin *next;
 };
@@ -50,7 +54,13 @@ struct jt_plugin **plugin_snapshot (struct runtime *rt, int *countp);
  * a caller walking a snapshot of the plugins holds them. */
 void plugins_hold (struct runtime *rt);
 void plugins_release (struct runtime *rt);
-/* flux_plugin_call on jt, counted so an unload meanwhile is deferred. */
+/* Plugin code of jt is about to run (a callback, its init, a service
+ * handler, a continuation, a timer; jt NULL: code of no plugin): held as
+ * plugins_hold does, and rt->calling is jt until plugin_leave, which
+ * takes the value plugin_enter returned.  They nest. */
+struct jt_plugin *plugin_enter (struct runtime *rt, struct jt_plugin *jt);
+void plugin_leave (struct runtime *rt, struct jt_plugin *prev);
+/* flux_plugin_call on jt, between plugin_enter and plugin_leave. */
 int plugin_call (struct jt_plugin *jt,
                  const char *topic,
                  flux_plugin_arg_t *args);

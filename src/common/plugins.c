@@ -21,6 +21,7 @@
 #include "log.h"
 #include "plugins.h"
 #include "priority.h"
+#include "reactor.h"
 #include "runtime.h"
 #include "spec.h"
 
@@ -45,11 +46,28 @@ static int plugin_load_lua (struct jt_plugin *jt,
                             jobtap_host_error_t *err);
 static bool has_suffix (const char *s, const char *suffix);
 
-/* Drop a plugin's job aux on active jobs, unlink and destroy it. */
+/* The start of a plugin's removal: its timers stop for good, and its job
+ * aux on active jobs goes (the destructors run as its code). */
+static void plugin_let_go (struct runtime *rt, struct jt_plugin *jt)
+{
+    struct jt_plugin *prev;
+
+    jt->removed = true;
+    reactor_plugin_gone (rt, jt);
+    prev = plugin_enter (rt, jt);
+    job_aux_plugin_gone (rt, jt);
+    plugin_leave (rt, prev);
+}
+
+/* Let go of a plugin, unlink and destroy it (now, or when the callbacks
+ * running return), then free the timers it left behind. */
 static void plugin_unload (struct jt_plugin *jt)
 {
-    job_aux_plugin_gone (jt->rt, jt);
-    plugin_retire (jt->rt, jt);
+    struct runtime *rt = jt->rt;
+
+    plugin_let_go (rt, jt);
+    plugin_retire (rt, jt);
+    reactor_reap (rt);
 }
 
 int conf_update (struct jt_plugin *jt, json_t *config, jobtap_host_error_t *err)
@@ -212,6 +230,24 @@ static bool plugin_loaded_already (struct runtime *rt,
     return true;
 }
 
+/* A plugin's flux_plugin_init runs as its code: what it makes (timers)
+ * is its own. */
+static int init_builtin (struct jt_plugin *jt, flux_plugin_init_f init)
+{
+    struct jt_plugin *prev = plugin_enter (jt->rt, jt);
+    int rc = plugin_init_builtin (jt->p, init);
+    plugin_leave (jt->rt, prev);
+    return rc;
+}
+
+static int load_dso (struct jt_plugin *jt, const char *path)
+{
+    struct jt_plugin *prev = plugin_enter (jt->rt, jt);
+    int rc = flux_plugin_load_dso (jt->p, path);
+    plugin_leave (jt->rt, prev);
+    return rc;
+}
+
 static char *basename_dup (const char *path)
 {
     const char *s = strrchr (path, '/');
@@ -270,7 +306,7 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
         }
         if (plugin_loaded_already (rt, jt, err))
             goto error;
-        if (plugin_init_builtin (jt->p, b->init) < 0) {
+        if (init_builtin (jt, b->init) < 0) {
             errprintf (err, "%s", flux_plugin_strerror (jt->p));
             goto error;
         }
@@ -287,7 +323,7 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             if (plugin_load_lua (jt, path, err) < 0)
                 goto error;
         }
-        else if (flux_plugin_load_dso (jt->p, path) < 0) {
+        else if (load_dso (jt, path) < 0) {
             int e = errno;
             errprintf (err, "%s", flux_plugin_strerror (jt->p));
             errno = e ? e : EINVAL;
@@ -324,10 +360,11 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
     return jt;
 error:
     free (s);
-    {
+    if (jt) {
         int e = errno;
-        job_aux_plugin_gone (rt, jt);
+        plugin_let_go (rt, jt);
         jt_destroy (jt);
+        reactor_reap (rt);
         errno = e;
     }
     return NULL;
@@ -397,7 +434,7 @@ static int plugin_load_lua (struct jt_plugin *jt,
         errno = ENOMEM;
         return -1;
     }
-    if (flux_plugin_load_dso (jt->p, so) < 0) {
+    if (load_dso (jt, so) < 0) {
         int e = errno;
         const char *msg = flux_plugin_aux_get (jt->p, "slurm-jobtap::lua-error");
         errprintf (err, "%s", msg ? msg : flux_plugin_strerror (jt->p));

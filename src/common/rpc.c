@@ -1,13 +1,17 @@
 /* RPCs from plugins (flux_rpc, flux_rpc_pack) to the services other
  * plugins registered in this runtime, and the futures that carry their
  * responses (flux_future_*, flux_rpc_get*).  Entry points of the Flux
- * API: each takes the runtime lock.  Calls service.c and msg.c.
+ * API: each takes the runtime lock.  Calls service.c, msg.c, jtplugin.c
+ * and reactor.c.
  *
- * There is no reactor: a continuation set with flux_future_then runs
- * when the response arrives (inside the responder's flux_respond, on its
- * thread), or at once if it is already in.  A future that is not ready
- * cannot be waited for, since whoever would respond may need the lock
- * the caller holds: flux_future_get then fails with EDEADLK. */
+ * A continuation set with flux_future_then runs when the response
+ * arrives (inside the responder's flux_respond, on its thread), or at
+ * once if it is already in, or, given a timeout >= 0 that expires first,
+ * on the reactor's thread with the future failed with ETIMEDOUT.  It runs
+ * as the code of the plugin that set it, and never once that plugin is
+ * removed.  A future that is not ready cannot be waited for, since
+ * whoever would respond may need the lock the caller holds:
+ * flux_future_get then fails with EDEADLK. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,8 +23,10 @@
 
 #include "aux.h"
 #include "internal.h"
+#include "jtplugin.h"
 #include "log.h"
 #include "msg.h"
+#include "reactor.h"
 #include "service.h"
 
 struct flux_future {
@@ -33,6 +39,8 @@ struct flux_future {
     char *errstr;               /* its text, or NULL: strerror (errnum) */
     flux_continuation_f then;
     void *then_arg;
+    flux_watcher_t *timer;      /* set with 'then' if not ready: its timeout,
+                                   and whose code set it (reactor.h) */
     struct aux_item *aux;
 };
 
@@ -44,6 +52,25 @@ static flux_future_t *future_create (flux_t *h)
         f->h = h;
     }
     return f;
+}
+
+/* Run the continuation of f, set while it was not ready, as the code of
+ * the plugin that set it; not at all if that plugin was removed. */
+static void future_continue (flux_future_t *f)
+{
+    struct runtime *rt = flux_handle_runtime (f->h);
+    struct jt_plugin *prev;
+
+    if (reactor_watcher_orphaned (f->timer)) {
+        runtime_log (LOG_DEBUG, "jobtap: the continuation of a removed "
+                     "plugin's RPC is not run");
+        return;
+    }
+    f->refcount++; /* the continuation may destroy f */
+    prev = plugin_enter (rt, reactor_watcher_owner (f->timer));
+    f->then (f, f->then_arg);
+    plugin_leave (rt, prev);
+    flux_future_destroy (f);
 }
 
 /* Fulfill f (under the lock) and run its continuation, if one is set. */
@@ -58,11 +85,46 @@ static void future_fulfill (flux_future_t *f,
     f->response = response ? flux_msg_incref (response) : NULL;
     f->errnum = errnum;
     f->errstr = errstr ? strdup (errstr) : NULL;
-    if (f->then) {
-        f->refcount++; /* the continuation may destroy f */
-        f->then (f, f->then_arg);
-        flux_future_destroy (f);
+    flux_watcher_stop (f->timer);
+    if (f->then)
+        future_continue (f);
+}
+
+/* The timeout of flux_future_then, on the reactor's thread. */
+static void future_timeout (flux_reactor_t *r,
+                            flux_watcher_t *w,
+                            int revents,
+                            void *arg)
+{
+    flux_future_t *f = arg;
+
+    (void)r;
+    (void)w;
+    (void)revents;
+    if (f->request) { /* a late response goes nowhere */
+        msg_set_reply (f->request, NULL, NULL);
+        f->request = NULL;
     }
+    future_fulfill (f, NULL, ETIMEDOUT, NULL);
+}
+
+/* Arm f's timer for 'timeout' seconds (< 0: none), making it first: it
+ * also records whose code is setting the continuation. */
+static int future_timer_set (flux_future_t *f, double timeout)
+{
+    flux_reactor_t *r;
+
+    if (!f->timer
+        && (!(r = reactor_get (flux_handle_runtime (f->h)))
+            || !(f->timer = reactor_timer_create_kept (r, future_timeout,
+                                                       f))))
+        return -1;
+    flux_watcher_stop (f->timer);
+    if (timeout >= 0.) {
+        flux_timer_watcher_reset (f->timer, timeout, 0.);
+        flux_watcher_start (f->timer);
+    }
+    return 0;
 }
 
 static void rpc_reply (const flux_msg_t *response, void *arg)
@@ -197,6 +259,7 @@ void flux_future_destroy (flux_future_t *f)
         if (f->request)
             msg_set_reply (f->request, NULL, NULL); /* answer goes nowhere */
         flux_msg_decref (f->response);
+        flux_watcher_destroy (f->timer);
         aux_destroy (&f->aux);
         free (f->errstr);
         free (f);
@@ -259,21 +322,26 @@ int flux_future_then (flux_future_t *f,
                       flux_continuation_f cb,
                       void *arg)
 {
-    (void)timeout; /* no reactor, so no timer: see docs/api.md */
+    int rc = 0;
+
     if (!f || !cb) {
         errno = EINVAL;
         return -1;
     }
     runtime_lock ();
-    f->then = cb;
-    f->then_arg = arg;
-    if (f->ready) {
+    if (f->ready) { /* the caller's own code runs it, now */
+        f->then = cb;
+        f->then_arg = arg;
         f->refcount++; /* the continuation may destroy f */
         cb (f, arg);
         flux_future_destroy (f);
     }
+    else if ((rc = future_timer_set (f, timeout)) == 0) {
+        f->then = cb;
+        f->then_arg = arg;
+    }
     runtime_unlock ();
-    return 0;
+    return rc;
 }
 
 bool flux_future_has_error (flux_future_t *f)

@@ -27,6 +27,8 @@ struct runtime {
     struct jt_plugin *plugins;     /* plugins.c: loaded, in load order */
     struct jt_plugin *retired;     /* jtplugin.c: unloaded mid-callback */
     int calls_active;              /* jtplugin.c */
+    struct jt_plugin *calling;     /* jtplugin.c: whose code runs now */
+    flux_reactor_t *reactor;       /* reactor.c: made on first use */
 
     struct job **buckets;          /* job.c: the table, grows with jobs */
     size_t nbuckets, njobs;

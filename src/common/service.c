@@ -11,29 +11,36 @@
 #include "runtime.h"
 #include "service.h"
 
-static struct service *service_find (struct runtime *rt, const char *topic)
+/* The service for topic, and in *owner the plugin that registered it. */
+static struct service *service_find (struct runtime *rt,
+                                     const char *topic,
+                                     struct jt_plugin **owner)
 {
     for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next)
         for (struct service *s = jt->services; s; s = s->next)
-            if (!strcmp (s->topic, topic))
+            if (!strcmp (s->topic, topic)) {
+                *owner = jt;
                 return s;
+            }
     return NULL;
 }
 
 /* The full topic first; then the short form, as if "job-manager." led. */
-static struct service *service_lookup (struct runtime *rt, const char *topic)
+static struct service *service_lookup (struct runtime *rt,
+                                       const char *topic,
+                                       struct jt_plugin **owner)
 {
     static const char prefix[] = "job-manager.";
     char buf[1024];
     struct service *s;
 
-    if ((s = service_find (rt, topic)) || !strncmp (topic, prefix,
-                                                    sizeof (prefix) - 1))
+    if ((s = service_find (rt, topic, owner))
+        || !strncmp (topic, prefix, sizeof (prefix) - 1))
         return s;
     if (snprintf (buf, sizeof (buf), "%s%s", prefix, topic)
         >= (int)sizeof (buf))
         return NULL;
-    return service_find (rt, buf);
+    return service_find (rt, buf, owner);
 }
 
 static bool service_allowed (struct service *s, uint32_t rolemask)
@@ -49,6 +56,7 @@ int service_send (struct runtime *rt,
                   jobtap_host_error_t *err)
 {
     struct flux_msg_cred cred;
+    struct jt_plugin *owner, *prev;
     struct service *s;
     const char *topic;
     int rc = -1;
@@ -57,7 +65,7 @@ int service_send (struct runtime *rt,
         || flux_msg_get_cred (request, &cred) < 0)
         return errprintf (err, "invalid request");
     runtime_lock ();
-    if (!(s = service_lookup (rt, topic))) {
+    if (!(s = service_lookup (rt, topic, &owner))) {
         errno = ENOSYS;
         errprintf (err, "No service matching %s is registered", topic);
         goto out;
@@ -69,9 +77,9 @@ int service_send (struct runtime *rt,
     }
     JSON_POOL_ASSERT_OUTSIDE (NULL, topic);
     /* a handler may unload its own plugin: keep it until cb returns */
-    plugins_hold (rt);
+    prev = plugin_enter (rt, owner);
     s->cb (rt->h, NULL, request, s->arg);
-    plugins_release (rt);
+    plugin_leave (rt, prev);
     rc = 0;
 out:
     runtime_unlock ();
