@@ -78,6 +78,29 @@ like "$(scontrol show job "$id")" "Reason=jobtap:_prolog_lifecycle_failed:_statu
 like "$(seen "$id")" '"end":"exception prolog"' "plugins saw cleanup come from a prolog exception, as in Flux"
 unlike "$(squeue -h -t all -j "$id" -o %S)" "N/A" "the job never launched its script"
 
+# Timers on the reactor: a prolog a timer finishes after 3 s delays the
+# start by about that; a dependency a timer removes after 2 s holds the
+# job that long.
+"$jobtap" remove lifecycle.so >/dev/null && "$jobtap" load "$plugin" prolog-seconds=3 >/dev/null
+id=$(sbatch --parsable -o /dev/null -t 5 --wrap true)
+cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
+is "$(state "$id")" COMPLETED "a job whose prolog a timer finishes runs to completion"
+stamp() { grep -m1 "$1" "$CLUSTER_DIR/log/slurmctld.log" | sed 's/^\[\([^]]*\)\].*/\1/' | xargs -I{} date -d {} +%s.%N; }
+run_at=$(stamp "lifecycle: job $id: run")
+launched_at=$(stamp "Configuration for JobId=$id is complete")
+delay=$(awk "BEGIN { printf \"%.2f\", $launched_at - $run_at }")
+ok "$(awk "BEGIN { print ($delay < 2.9 || $delay > 6) }")" "the 3 s prolog delayed the launch by about that (${delay} s)"
+
+"$jobtap" remove lifecycle.so >/dev/null && "$jobtap" load "$plugin" hold-seconds=2 >/dev/null
+submitted=$(date +%s.%N)
+id=$(sbatch --parsable -o /dev/null -t 5 --wrap true)
+sleep 0.5
+is "$(squeue -h -j "$id" -o %r)" "jobtap: lifecycle-timer" "a job a plugin's timer holds waits with its reason"
+cluster_wait_for 15 sh -c "squeue -h -t all -j $id -o %T | grep -Eq 'RUNNING|COMPLETING|COMPLETED'"
+released=$(date +%s.%N)
+held=$(awk "BEGIN { printf \"%.2f\", $released - $submitted }")
+ok "$(awk "BEGIN { print ($held < 1.8 || $held > 8) }")" "the timer released it after about 2 s (${held} s)"
+
 # A requeued job ends in jobtap and starts anew.
 "$jobtap" remove lifecycle.so >/dev/null && "$jobtap" load "$plugin" >/dev/null
 id=$(sbatch --parsable -o /dev/null -t 5 --wrap 'sleep 300')

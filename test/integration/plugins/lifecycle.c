@@ -4,7 +4,9 @@
  * and an epilog in job.state.cleanup when its conf asks, and finishes
  * them from outside through its services:
  *
- *   conf: {"prolog": bool, "epilog": bool}
+ *   conf: {"prolog": bool, "epilog": bool,
+ *          "prolog-seconds": N   a prolog a timer finishes after N s,
+ *          "hold-seconds": N}    a dependency a timer removes after N s
  *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
  *   lifecycle.raise {"id", "note"}     a fatal exception on the job
  *   lifecycle.seen {"id"}  -> {"states": ["depend", ...], "R": R|null,
@@ -13,6 +15,7 @@
  *
  * Each state is also logged: "lifecycle: job N: <state>". */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
@@ -20,6 +23,49 @@
 #include <flux/jobtap.h>
 
 static bool want_prolog, want_epilog;
+static double prolog_seconds, hold_seconds;
+
+/* A timer on the reactor for one job: finishes its prolog, or removes the
+ * dependency that holds it (flux-core's perilog-test and begin-time). */
+struct job_timer {
+    flux_plugin_t *p;
+    flux_jobid_t id;
+    bool prolog;
+};
+
+static void timer_cb (flux_reactor_t *r, flux_watcher_t *w, int revents,
+                      void *arg)
+{
+    struct job_timer *t = arg;
+    (void)r;
+    (void)revents;
+
+    if (t->prolog)
+        (void)flux_jobtap_prolog_finish (t->p, t->id, "lifecycle", 0);
+    else
+        (void)flux_jobtap_dependency_remove (t->p, t->id, "lifecycle-timer");
+    flux_watcher_destroy (w);
+    free (t);
+}
+
+static int start_timer (flux_plugin_t *p, flux_jobid_t id, double seconds,
+                        bool prolog)
+{
+    flux_reactor_t *r = flux_get_reactor (flux_jobtap_get_flux (p));
+    struct job_timer *t = calloc (1, sizeof (*t));
+    flux_watcher_t *w;
+
+    if (!r || !t
+        || !(w = flux_timer_watcher_create (r, seconds, 0., timer_cb, t))) {
+        free (t);
+        return -1;
+    }
+    t->p = p;
+    t->id = id;
+    t->prolog = prolog;
+    flux_watcher_start (w);
+    return 0;
+}
 static json_t *seen; /* id (as text) -> {"states": [...], "R": R} */
 
 static json_t *record_of (flux_jobid_t id)
@@ -57,9 +103,16 @@ static int state_cb (flux_plugin_t *p,
     if (!strcmp (state, "run")) {
         if (R)
             json_object_set (rec, "R", R);
-        if (want_prolog && flux_jobtap_prolog_start (p, "lifecycle") < 0)
+        if ((want_prolog || prolog_seconds > 0)
+            && flux_jobtap_prolog_start (p, "lifecycle") < 0)
+            return -1;
+        if (prolog_seconds > 0 && start_timer (p, id, prolog_seconds, true) < 0)
             return -1;
     }
+    if (!strcmp (state, "depend") && hold_seconds > 0
+        && (flux_jobtap_dependency_add (p, id, "lifecycle-timer") < 0
+            || start_timer (p, id, hold_seconds, false) < 0))
+        return -1;
     if (!strcmp (state, "cleanup")) {
         const char *name = NULL, *type = NULL;
         char end[128];
@@ -137,9 +190,13 @@ int flux_plugin_init (flux_plugin_t *p)
 {
     int prolog = 0, epilog = 0;
 
+    /* a plugin's statics may outlive its removal: start from defaults */
+    prolog_seconds = hold_seconds = 0;
     /* no conf at all is all defaults */
-    (void)flux_plugin_conf_unpack (p, "{s?b s?b}", "prolog", &prolog,
-                                   "epilog", &epilog);
+    (void)flux_plugin_conf_unpack (p, "{s?b s?b s?F s?F}", "prolog", &prolog,
+                                   "epilog", &epilog, "prolog-seconds",
+                                   &prolog_seconds, "hold-seconds",
+                                   &hold_seconds);
     want_prolog = prolog;
     want_epilog = epilog;
     if (!(seen = json_object ())
