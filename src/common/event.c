@@ -76,6 +76,15 @@ void job_sync_host (struct job *job)
             rt->ops.release (job->id, rt->ops_arg);
     }
     perilog_sync (job);
+    /* before the priority: an urgency hold keeps priority 0 from being
+     * taken as a priority to schedule by */
+    bool urgency_hold = job->state == FLUX_JOB_STATE_SCHED
+                        && job->urgency == FLUX_JOB_URGENCY_HOLD;
+    if (urgency_hold != job->reported_urgency_hold) {
+        job->reported_urgency_hold = urgency_hold;
+        if (rt->ops.urgency_hold)
+            rt->ops.urgency_hold (job->id, urgency_hold, rt->ops_arg);
+    }
     if (job->state == FLUX_JOB_STATE_SCHED
         && job->priority != job->reported_priority) {
         job->reported_priority = job->priority;

@@ -367,6 +367,18 @@ int jobtap_host_job_priority (uint64_t id, int64_t *priority)
     return rc;
 }
 
+int jobtap_host_job_urgency_get (uint64_t id)
+{
+    struct job *job;
+    int urgency = -1;
+
+    runtime_lock ();
+    if ((job = table_find_bound (host_runtime (), id)))
+        urgency = job->urgency;
+    runtime_unlock ();
+    return urgency;
+}
+
 int jobtap_host_job_run (uint64_t id, json_t *R)
 {
     struct runtime *rt = host_runtime ();

@@ -96,6 +96,11 @@ struct jobtap_host_ops {
      * ({"timestamp":f, "name":s, "context"?:o}, borrowed). */
     void (*event) (uint64_t id, json_t *entry, void *arg);
 
+    /* Optional: the job is held by its urgency (0, FLUX_JOB_URGENCY_HOLD,
+     * as Flux's submit-hold sets it) while eligible (SCHED), or no longer
+     * (held false). A hold its owner may lift by raising the urgency. */
+    void (*urgency_hold) (uint64_t id, bool held, void *arg);
+
     /* Optional: the prologs (epilog false) or epilogs of a job the host
      * waits for (jobtap_host_job_perilog_wait) are done. status is 0, or
      * the first failing prolog-finish status (or 1: the job left RUN, a
@@ -274,6 +279,10 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err);
  * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin
  * withholds it.  Returns 0, or -1 with ENOENT for an unknown job. */
 int jobtap_host_job_priority (uint64_t id, int64_t *priority);
+
+/* The job's urgency as the plugins left it (0..31), or -1 with errno
+ * ENOENT for an unknown job. */
+int jobtap_host_job_urgency_get (uint64_t id);
 
 /* The scheduler started the job (SCHED -> RUN).  'R' may be NULL. */
 int jobtap_host_job_run (uint64_t id, json_t *R);

@@ -101,6 +101,7 @@ struct job {
     bool quiet_update;        /* don't notify jobspec_update */
     char *hold_reason;        /* what we told ops->hold, NULL if not held */
     int64_t reported_priority;
+    bool reported_urgency_hold; /* what we told ops->urgency_hold */
     int perilog_active;
     int perilog_wait;         /* PERILOG_WAIT_*: the host waits for them */
     int prolog_status;        /* the first failing prolog-finish status */

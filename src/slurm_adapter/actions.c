@@ -182,6 +182,21 @@ out:
     xfree (desc);
 }
 
+/* Urgency 0 is Flux's hold, which the job's owner may lift: Slurm's user
+ * hold is the same (scontrol release, by the user or an admin, raises the
+ * urgency again: hooks_submit.c). */
+static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
+{
+    bool user_held = job->priority == 0 && job->state_reason == WAIT_HELD_USER;
+
+    if (!IS_JOB_PENDING (job))
+        return;
+    if (held && !user_held)
+        actions_user_hold (job);
+    else if (!held && user_held)
+        actions_release (ctx, job);
+}
+
 void actions_apply (struct adapter_ctx *ctx, const struct action *a)
 {
     job_record_t *job = find_job_record (a->id);
@@ -201,6 +216,9 @@ void actions_apply (struct adapter_ctx *ctx, const struct action *a)
         break;
     case A_CANCEL:
         cancel_job (job, a->text, a->text + strlen (a->text) + 1);
+        break;
+    case A_URGENCY_HOLD:
+        urgency_hold (ctx, job, a->priority != 0);
         break;
     default: /* the PrEp hooks' own (hooks_prep.h) */
         break;
@@ -243,6 +261,11 @@ void actions_release_cb (uint64_t id, void *arg)
 void actions_set_priority_cb (uint64_t id, int64_t priority, void *arg)
 {
     submit_action (arg, A_PRIORITY, id, priority, NULL, 0);
+}
+
+void actions_urgency_hold_cb (uint64_t id, bool held, void *arg)
+{
+    submit_action (arg, A_URGENCY_HOLD, id, held, NULL, 0);
 }
 
 void actions_cancel_cb (uint64_t id,

@@ -1,5 +1,5 @@
 /* actions: the runtime's decisions done to Slurm job records: hold,
- * release, set priority, cancel.
+ * release, set priority, hold by urgency, cancel.
  *
  * The runtime calls the *_cb functions (installed as host ops by
  * adapter.c, arg = the adapter context) from any thread, with its mutex
@@ -41,6 +41,7 @@ unsigned actions_applied (void);
 void actions_hold_cb (uint64_t id, const char *reason, void *arg);
 void actions_release_cb (uint64_t id, void *arg);
 void actions_set_priority_cb (uint64_t id, int64_t priority, void *arg);
+void actions_urgency_hold_cb (uint64_t id, bool held, void *arg);
 void actions_cancel_cb (uint64_t id,
                         const char *type,
                         const char *note,

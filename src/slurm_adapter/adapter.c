@@ -53,6 +53,7 @@ static const struct jobtap_host_ops ops = {
     .hold = actions_hold_cb,
     .release = actions_release_cb,
     .set_priority = actions_set_priority_cb,
+    .urgency_hold = actions_urgency_hold_cb,
     .cancel = actions_cancel_cb,
     .perilog_done = hooks_prep_perilog_done,
     .compact_later = true, /* the agent compacts outside slurmctld's locks */

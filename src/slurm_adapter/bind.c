@@ -118,6 +118,9 @@ static void settle_job (struct adapter_ctx *ctx,
         return;
     int state = jobtap_host_job_state (job->job_id);
     if (state == JOBTAP_STATE_SCHED) {
+        /* a plugin may have changed it (urgency 0: flux-core's
+         * submit-hold) */
+        urgency = jobtap_host_job_urgency_get (job->job_id);
         if (urgency == 0) {
             if (job->state_reason != WAIT_HELD_USER ||
                 actions_held_by_shim (job))

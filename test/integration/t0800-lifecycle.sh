@@ -111,7 +111,9 @@ cluster_wait_for 60 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 
 like "$(states "$id")" "^depend,priority,sched,run,cleanup,inactive,depend,priority,sched" \
 	"it goes cleanup, inactive, then back through depend, priority, sched as a new job"
 like "$(cluster_log)" "jobtap: JobId=$id was requeued: it starts anew in jobtap" "the log says so"
-# Slurm makes a requeued job wait for the credential lifetime; start it now.
+# Slurm makes a requeued job wait for the credential lifetime once its
+# old run is cleaned up; start it now.
+cluster_wait_for 30 sh -c "squeue -h -j $id -o %r | grep -q BeginTime"
 scontrol update jobid="$id" starttime=now
 cluster_wait_for 60 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
 cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 'sched\", \"run\"\]\|sched\",\"run\"\]'"

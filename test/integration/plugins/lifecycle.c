@@ -6,9 +6,12 @@
  *
  *   conf: {"prolog": bool, "epilog": bool,
  *          "prolog-seconds": N   a prolog a timer finishes after N s,
- *          "hold-seconds": N}    a dependency a timer removes after N s
+ *          "hold-seconds": N,    a dependency a timer removes after N s
+ *          "hold-urgency": bool} urgency 0 at depend (flux-core's
+ *                                submit-hold)
  *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
  *   lifecycle.raise {"id", "note"}     a fatal exception on the job
+ *   lifecycle.urgency {"id", "urgency"}
  *   lifecycle.seen {"id"}  -> {"states": ["depend", ...], "R": R|null,
  *                              "end": "finish" | "exception TYPE"}
  *                              (the event that brought cleanup)
@@ -16,6 +19,7 @@
  * Each state is also logged: "lifecycle: job N: <state>". */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
@@ -24,6 +28,7 @@
 
 static bool want_prolog, want_epilog;
 static double prolog_seconds, hold_seconds;
+static bool hold_urgency;
 
 /* A timer on the reactor for one job: finishes its prolog, or removes the
  * dependency that holds it (flux-core's perilog-test and begin-time). */
@@ -109,6 +114,12 @@ static int state_cb (flux_plugin_t *p,
         if (prolog_seconds > 0 && start_timer (p, id, prolog_seconds, true) < 0)
             return -1;
     }
+    /* flux-core's submit-hold: every job held at urgency 0 */
+    if (!strcmp (state, "depend") && hold_urgency
+        && flux_jobtap_event_post_pack (p, FLUX_JOBTAP_CURRENT_JOB, "urgency",
+                                        "{s:i s:i}", "userid", (int)getuid (),
+                                        "urgency", FLUX_JOB_URGENCY_HOLD) < 0)
+        return -1;
     if (!strcmp (state, "depend") && hold_seconds > 0
         && (flux_jobtap_dependency_add (p, id, "lifecycle-timer") < 0
             || start_timer (p, id, hold_seconds, false) < 0))
@@ -168,6 +179,24 @@ static void raise_cb (flux_t *h, flux_msg_handler_t *mh,
         flux_respond (h, msg, NULL);
 }
 
+static void urgency_cb (flux_t *h, flux_msg_handler_t *mh,
+                        const flux_msg_t *msg, void *arg)
+{
+    flux_plugin_t *p = arg;
+    flux_jobid_t id;
+    int urgency;
+    (void)mh;
+
+    if (flux_request_unpack (msg, NULL, "{s:I s:i}", "id", &id, "urgency",
+                             &urgency) < 0
+        || flux_jobtap_event_post_pack (p, id, "urgency", "{s:i s:i}",
+                                        "userid", (int)getuid (), "urgency",
+                                        urgency) < 0)
+        flux_respond_error (h, msg, errno, NULL);
+    else
+        flux_respond (h, msg, NULL);
+}
+
 static void seen_cb (flux_t *h, flux_msg_handler_t *mh,
                      const flux_msg_t *msg, void *arg)
 {
@@ -192,11 +221,14 @@ int flux_plugin_init (flux_plugin_t *p)
 
     /* a plugin's statics may outlive its removal: start from defaults */
     prolog_seconds = hold_seconds = 0;
+    int urgency_zero = 0;
     /* no conf at all is all defaults */
-    (void)flux_plugin_conf_unpack (p, "{s?b s?b s?F s?F}", "prolog", &prolog,
-                                   "epilog", &epilog, "prolog-seconds",
-                                   &prolog_seconds, "hold-seconds",
-                                   &hold_seconds);
+    (void)flux_plugin_conf_unpack (p, "{s?b s?b s?F s?F s?b}", "prolog",
+                                   &prolog, "epilog", &epilog,
+                                   "prolog-seconds", &prolog_seconds,
+                                   "hold-seconds", &hold_seconds,
+                                   "hold-urgency", &urgency_zero);
+    hold_urgency = urgency_zero;
     want_prolog = prolog;
     want_epilog = epilog;
     if (!(seen = json_object ())
@@ -205,6 +237,7 @@ int flux_plugin_init (flux_plugin_t *p)
         || flux_plugin_add_handler (p, "job.state.*", state_cb, NULL) < 0
         || flux_jobtap_service_register (p, "finish", finish_cb, p) < 0
         || flux_jobtap_service_register (p, "raise", raise_cb, p) < 0
+        || flux_jobtap_service_register (p, "urgency", urgency_cb, p) < 0
         || flux_jobtap_service_register_ex (p, "seen", FLUX_ROLE_USER,
                                             seen_cb, p) < 0)
         return -1;
