@@ -114,7 +114,7 @@ static void *agent_main (void *arg)
         actions_applied_reset ();
         int found = bind_discover (ctx);
         for (size_t i = 0; i < b.n; i++) {
-            if (b.actions[i].kind >= A_PROLOG_DONE)
+            if (b.actions[i].kind >= A_PROLOG_RESTART)
                 hooks_prep_locked (ctx, &b.actions[i]);
             else
                 actions_apply (ctx, &b.actions[i]);

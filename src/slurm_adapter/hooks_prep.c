@@ -12,6 +12,10 @@
  *   perilog_done       (a host op, any thread) queue Slurm's callback for
  *                      the agent, which calls it without slurmctld locks
  *
+ * A restart re-runs the prolog of jobs slurmctld kept in CONFIGURING
+ * before the jobs are restored: those wait (async) for the agent, which
+ * asks the restored job whether a prolog still holds it.
+ *
  * A requeued job ends in jobtap like any other (cleanup, inactive); the
  * agent then forgets it and binds it anew, so it passes through job.new,
  * depend, priority and sched again, as a resubmitted Flux job would.
@@ -50,19 +54,31 @@ static bool ensure_bound (job_record_t *job)
     return bind_known (job->job_id);
 }
 
+/* job.state.run for a bound job; true if a plugin's prolog now holds it. */
+static bool run_job (job_record_t *job)
+{
+    json_t *R = alloc_R (job);
+    if (jobtap_host_job_run (job->job_id, R) < 0)
+        debug ("jobtap: %pJ: job.state.run: %m", job);
+    json_decref (R);
+    return jobtap_host_job_perilog_wait (job->job_id) == 1;
+}
+
 int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
 {
     bool had = actions_write_begin ();
 
-    if (JOBTAP_SLURMCTLD_STARTED () && ensure_bound (job)) {
-        json_t *R = alloc_R (job);
-        if (jobtap_host_job_run (job->job_id, R) < 0)
-            debug ("jobtap: %pJ: job.state.run: %m", job);
-        json_decref (R);
-        if (jobtap_host_job_perilog_wait (job->job_id) == 1) {
-            *async = true;
-            debug ("jobtap: %pJ waits for a jobtap prolog", job);
-        }
+    if (!JOBTAP_SLURMCTLD_STARTED ()) {
+        /* A restart re-runs the prolog of jobs that were CONFIGURING, as
+         * slurmctld starts: hold them until the agent has restored the
+         * jobs and the plugins have said (A_PROLOG_RESTART). */
+        queue_push (&adapter_instance.queue, A_PROLOG_RESTART, job->job_id, 0,
+                    NULL, 0);
+        *async = true;
+    }
+    else if (ensure_bound (job) && run_job (job)) {
+        *async = true;
+        debug ("jobtap: %pJ waits for a jobtap prolog", job);
     }
     actions_write_end (had);
     return SLURM_SUCCESS;
@@ -117,6 +133,20 @@ void hooks_prep_locked (struct adapter_ctx *ctx, const struct action *a)
 
     if (a->kind == A_REQUEUED) {
         bind_requeued (ctx, a->id);
+        return;
+    }
+    if (a->kind == A_PROLOG_RESTART) {
+        /* restored as RUN (the replay gave job.state.run, where a plugin
+         * may have started its prolog again), or still to run */
+        bool wait = job && IS_JOB_CONFIGURING (job) && ensure_bound (job)
+                    && (jobtap_host_job_state (a->id) == JOBTAP_STATE_SCHED
+                            ? run_job (job)
+                            : jobtap_host_job_perilog_wait (a->id) == 1);
+        if (wait)
+            info ("jobtap: %pJ waits for a jobtap prolog again after the "
+                  "restart", job);
+        else
+            queue_push (&ctx->queue, A_PROLOG_DONE, a->id, 0, NULL, 0);
         return;
     }
     if (a->kind != A_PROLOG_DONE || a->priority == 0 || !job
