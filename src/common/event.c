@@ -41,6 +41,15 @@ static void fatal_cancel (struct job *job, json_t *context)
                        rt->ops_arg);
 }
 
+static __attribute__ ((noinline)) void report_urgency_hold (struct job *job,
+                                                             bool held)
+{
+    struct runtime *rt = job->rt;
+    job->reported_urgency_hold = held;
+    if (rt->ops.urgency_hold)
+        rt->ops.urgency_hold (job->id, held, rt->ops_arg);
+}
+
 /* Tell the scheduler what it must do after a burst of events settles:
  * hold/release and priority changes.  Done at rest so a job that passes
  * DEPEND -> PRIORITY -> SCHED in one cascade is never held. */
@@ -75,16 +84,14 @@ void job_sync_host (struct job *job)
         if (rt->ops.release)
             rt->ops.release (job->id, rt->ops_arg);
     }
-    perilog_sync (job);
+    if (job->perilog_wait)
+        perilog_sync (job);
     /* before the priority: an urgency hold keeps priority 0 from being
      * taken as a priority to schedule by */
     bool urgency_hold = job->state == FLUX_JOB_STATE_SCHED
                         && job->urgency == FLUX_JOB_URGENCY_HOLD;
-    if (urgency_hold != job->reported_urgency_hold) {
-        job->reported_urgency_hold = urgency_hold;
-        if (rt->ops.urgency_hold)
-            rt->ops.urgency_hold (job->id, urgency_hold, rt->ops_arg);
-    }
+    if (urgency_hold != job->reported_urgency_hold)
+        report_urgency_hold (job, urgency_hold);
     if (job->state == FLUX_JOB_STATE_SCHED
         && job->priority != job->reported_priority) {
         job->reported_priority = job->priority;

@@ -13,6 +13,26 @@
 #include "spec.h"
 #include "state.h"
 
+/* Keep the first failing prolog's status and say what failed, for the
+ * host (perilog.c). Rare: out of line, so the common events stay lean. */
+static __attribute__ ((noinline)) void prolog_finished (struct job *job,
+                                                         json_t *context)
+{
+    int status = 0;
+    const char *d = NULL;
+    char note[512];
+
+    (void)json_unpack (context, "{s?i s?s}", "status", &status,
+                       "description", &d);
+    if (status == 0 || job->prolog_status != 0)
+        return;
+    job->prolog_status = status;
+    snprintf (note, sizeof (note), "prolog %s failed: status %d",
+              d ? d : "?", status);
+    free (job->prolog_note);
+    job->prolog_note = strdup (note);
+}
+
 static const char *const known_events[EV_NKNOWN] = {
     [EV_SUBMIT] = "submit",
     [EV_VALIDATE] = "validate",
@@ -212,20 +232,8 @@ int event_job_update (struct job *job, struct event *ev)
     case EV_EPILOG_START:
         job->perilog_active++;
         break;
-    case EV_PROLOG_FINISH: {
-        int status = 0;
-        const char *d = NULL;
-        (void)json_unpack (context, "{s?i s?s}", "status", &status,
-                           "description", &d);
-        if (status != 0 && job->prolog_status == 0) {
-            char note[512];
-            job->prolog_status = status;
-            snprintf (note, sizeof (note), "prolog %s failed: status %d",
-                      d ? d : "?", status);
-            free (job->prolog_note);
-            job->prolog_note = strdup (note);
-        }
-    }
+    case EV_PROLOG_FINISH:
+        prolog_finished (job, context);
         /* fall through */
     case EV_EPILOG_FINISH:
         if (job->perilog_active > 0)
