@@ -114,8 +114,14 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
     if (ev->kind == EV_EXCEPTION && new_state != prev_state)
         fatal_cancel (job, context);
     if (ev->kind == EV_JOBSPEC_UPDATE && job_is_bound (job)
-        && !job->quiet_update && rt->ops.jobspec_update)
-        rt->ops.jobspec_update (job->id, context, rt->ops_arg);
+        && !job->quiet_update && rt->ops.jobspec_update) {
+        /* flushed after a stack call, or posted by the plugin running */
+        struct jt_plugin *origin = job->update_origin ? job->update_origin
+                                                      : rt->calling;
+        rt->ops.jobspec_update (job->id, context,
+                                origin ? origin->list_name : NULL,
+                                rt->ops_arg);
+    }
     notify_event (job, ev);
 
     /* subscribers first, then job.update, then job.state.* */
@@ -308,7 +314,9 @@ int stack_call_skip (struct job *job,
         rc = plugin_call (v[i], topic, args);
         if (job->pending_updates) {
             args_jobspec_drop (args, job);
+            job->update_origin = v[i];
             flush_updates (job);
+            job->update_origin = NULL;
         }
         if (rc < 0) {
             runtime_log (LOG_DEBUG,

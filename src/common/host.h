@@ -89,8 +89,12 @@ struct jobtap_host_ops {
     /* Optional: a plugin changed the jobspec of a known job outside of
      * submit/update (jobspec_update_id_pack, or updates posted from
      * state callbacks).  'updates' maps dotted keys to new values
-     * (borrowed; incref to keep). */
-    void (*jobspec_update) (uint64_t id, json_t *updates, void *arg);
+     * (borrowed; incref to keep); 'plugin' is the name of the plugin
+     * that made them, or NULL if not known. */
+    void (*jobspec_update) (uint64_t id,
+                            json_t *updates,
+                            const char *plugin,
+                            void *arg);
 
     /* Optional: every event appended to a known job's eventlog
      * ({"timestamp":f, "name":s, "context"?:o}, borrowed). */
@@ -279,6 +283,12 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err);
  * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin
  * withholds it.  Returns 0, or -1 with ENOENT for an unknown job. */
 int jobtap_host_job_priority (uint64_t id, int64_t *priority);
+
+/* Set jobspec values of a known job without asking the plugins or telling
+ * the host (ops.jobspec_update): the scheduler's own values, where it
+ * refused a plugin's update, so that both agree again. 0, or -1 with
+ * errno set. */
+int jobtap_host_job_jobspec_sync (uint64_t id, json_t *values);
 
 /* The job's urgency as the plugins left it (0..31), or -1 with errno
  * ENOENT for an unknown job. */

@@ -99,6 +99,7 @@ struct job {
     bool busy;                /* its events are being applied */
     bool host_event;          /* event comes from the scheduler */
     bool quiet_update;        /* don't notify jobspec_update */
+    struct jt_plugin *update_origin; /* whose updates are being flushed */
     char *hold_reason;        /* what we told ops->hold, NULL if not held */
     int64_t reported_priority;
     bool reported_urgency_hold; /* what we told ops->urgency_hold */

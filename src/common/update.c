@@ -142,3 +142,22 @@ out:
     runtime_unlock ();
     return rc;
 }
+
+int jobtap_host_job_jobspec_sync (uint64_t id, json_t *values)
+{
+    struct job *job;
+    int rc = -1;
+
+    if (!json_is_object (values)) {
+        errno = EINVAL;
+        return -1;
+    }
+    runtime_lock ();
+    if ((job = table_find_bound (host_runtime (), id))) {
+        job->quiet_update = true;
+        rc = event_post_host (job, "jobspec-update", values);
+        job->quiet_update = false;
+    }
+    runtime_unlock ();
+    return rc;
+}

@@ -103,9 +103,13 @@ static void print_updates (uint64_t id, json_t *updates)
     free (keys);
 }
 
-static void op_jobspec_update (uint64_t id, json_t *updates, void *arg)
+static void op_jobspec_update (uint64_t id,
+                               json_t *updates,
+                               const char *plugin,
+                               void *arg)
 {
     (void)arg;
+    (void)plugin;
     print_updates (id, updates);
 }
 

@@ -14,6 +14,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
+#include "post_update.h"
 #include "conf.h"
 #include "ctx.h"
 #include "mark.h"
@@ -219,6 +220,9 @@ void actions_apply (struct adapter_ctx *ctx, const struct action *a)
         break;
     case A_URGENCY_HOLD:
         urgency_hold (ctx, job, a->priority != 0);
+        break;
+    case A_JOBSPEC_UPDATE:
+        post_update_apply (ctx, a);
         break;
     default: /* the PrEp hooks' own (hooks_prep.h) */
         break;

@@ -13,6 +13,7 @@
  *   bind                           Slurm jobs into the runtime
  *   alloc                          a job's allocation as R
  *   actions                        the runtime's decisions onto job records
+ *   post_update                    plugins' later jobspec updates onto them
  *   queue                          actions waiting for the agent
  *   control                        the control socket (its own thread)
  *   conf, mark, ctld_log           settings, the submission mark, logging
@@ -43,6 +44,7 @@
 #include "hooks_prep.h"
 #include "host.h"
 #include "instance.h"
+#include "post_update.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
@@ -55,6 +57,7 @@ static const struct jobtap_host_ops ops = {
     .set_priority = actions_set_priority_cb,
     .urgency_hold = actions_urgency_hold_cb,
     .cancel = actions_cancel_cb,
+    .jobspec_update = post_update_cb,
     .perilog_done = hooks_prep_perilog_done,
     .compact_later = true, /* the agent compacts outside slurmctld's locks */
 };

@@ -32,6 +32,7 @@
 #include "instance.h"
 #include "jobspec.h"
 #include "mark.h"
+#include "post_update.h"
 #include "queue.h"
 
 static void mark_submission (struct adapter_ctx *ctx,
@@ -196,6 +197,8 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              uint32_t submit_uid,
                              char **err_msg)
 {
+    if (post_update_applying ())
+        return SLURM_SUCCESS; /* a plugin's own update, made in Slurm */
     /* Only the shim may lift its own holds (operators may override). */
     if (desc->priority != NO_VAL && desc->priority != 0 &&
         actions_held_by_shim (job) && !validate_operator (submit_uid)) {

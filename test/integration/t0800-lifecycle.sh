@@ -18,7 +18,11 @@ plugins = [ { load = "$plugin" } ]
 [slurm-jobtap]
 reprioritize-period = 3600
 TOML
-cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+# Two GPUs (counted, no device files) so that R can show them.
+node=$(hostname -s)
+cluster_start --jobtap-conf "$conf" --conf "GresTypes=gpu
+NodeName=$node NodeAddr=127.0.0.1 CPUs=2 Gres=gpu:2 State=UNKNOWN" \
+	--file gres.conf "NodeName=$node Name=gpu Count=2" || bail_out "cluster did not start"
 rm -f "$conf"
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
 
@@ -37,10 +41,18 @@ cluster_wait_for 5 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q i
 is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" \
 	"a one-second job passes through run, cleanup and inactive, in Flux's order"
 like "$(seen "$id")" '"end":"finish"' "cleanup came from its finish (a result, not an exception)"
+run_at=$(seen "$id" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["run_at"]))')
+started=$(date -d "$(squeue -h -t all -j "$id" -o %S)" +%s)
+ok $((run_at < started - 1 || run_at > started + 1)) \
+	"the run event's timestamp is Slurm's start time ($run_at, $started)"
 R=$(seen "$id" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["R"], sort_keys=True))')
 like "$R" "\"R_lite\": \\[\\{\"children\": \\{\"core\": \"0-1\"\\}, \"rank\": \"0\"\\}\\]" \
 	"job.state.run carries R with the job's two cores"
 like "$R" "\"nodelist\": \\[\"$CLUSTER_NODE\"\\]" "and its node"
+id=$(sbatch --parsable -o /dev/null --gres=gpu:2 -t 5 --wrap true)
+cluster_wait_for 20 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q run"
+R=$(seen "$id" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["R"], sort_keys=True))')
+like "$R" "\"children\": \\{\"core\": \"[0-9]\", \"gpu\": \"0-1\"\\}" "a job with --gres=gpu:2 has its two GPUs in R"
 like "$(grep "lifecycle: job $id: " "$CLUSTER_DIR/log/slurmctld.log" | tail -n 3 | tr '\n' ' ')" \
 	"run .*cleanup .*inactive" "the log shows them in order as they happened"
 

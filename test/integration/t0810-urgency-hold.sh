@@ -3,7 +3,8 @@
 # the job is held in the default site-factor mode too, as its user's hold
 # (JobHeldUser), and `scontrol release` (by an admin or the job's user)
 # lifts it the way `flux job urgency ID default` does; a plugin raising
-# the urgency lifts it as well.
+# the urgency lifts it as well. And when Slurm purges a finished job
+# (MinJobAge), plugins hear job.inactive-remove.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 
@@ -12,8 +13,11 @@ conf=$(mktemp)
 cat >"$conf" <<TOML
 [job-manager]
 plugins = [ { load = "$JOBTAP_BUILD_DIR/test/integration/lifecycle.so", conf = { hold-urgency = true } } ]
+[slurm-jobtap]
+reprioritize-period = 2
 TOML
-cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+# MinJobAge: Slurm purges finished jobs soon, for job.inactive-remove below
+cluster_start --jobtap-conf "$conf" --conf "MinJobAge=2" || bail_out "cluster did not start"
 rm -f "$conf"
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
 as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
@@ -46,6 +50,14 @@ out=$("$jobtap" rpc lifecycle.urgency "{\"id\": $id, \"urgency\": 16}" 2>&1)
 ok $? "a plugin raises the urgency" || diag "$out"
 ran "$id"
 ok $? "which lifts the hold too"
+
+# When Slurm purges a finished job's record, plugins hear
+# job.inactive-remove, as when Flux purges an inactive job. (slurmctld
+# purges old jobs once a minute.)
+cluster_wait_for 120 sh -c "grep -q 'lifecycle: job $id: inactive-remove' '$CLUSTER_DIR/log/slurmctld.log'"
+ok $? "job.inactive-remove once Slurm purged the record (MinJobAge)"
+like "$("$jobtap" rpc lifecycle.seen "{\"id\": $id}")" '"removed":true' "the plugin heard it"
+like "$("$jobtap" job "$id" 2>&1)" "No such file or directory|not found|unknown" "and jobtap has forgotten the job"
 
 cluster_finish
 done_testing

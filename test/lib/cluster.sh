@@ -1,6 +1,7 @@
 # A private one-node Slurm cluster for tests and the demo. Sourced.
 #
 #   cluster_start [--conf LINES] [--jobtap-conf FILE] [--no-jobtap]
+#                 [--file NAME TEXT]  another config file beside slurm.conf
 #                 [--ctld-daemon]  slurmctld daemonized, as in production
 #                 (24.11's reconfigure starts it anew: cluster_ctld_pid follows)
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
@@ -242,7 +243,7 @@ cluster_start() {
 }
 
 _cluster_start_once() {
-	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0
+	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=()
 	_cluster_bind_failed=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -250,6 +251,7 @@ _cluster_start_once() {
 		--jobtap-conf) jobtap_conf=$2; shift 2 ;;
 		--no-jobtap) jobtap=0; shift ;;
 		--ctld-daemon) ctld_daemon=1; shift ;;
+		--file) files+=("$2" "$3"); shift 3 ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
@@ -265,6 +267,10 @@ _cluster_start_once() {
 	chmod 400 "$CLUSTER_DIR/munge/munge.key"
 	_cluster_stage_plugins || { _cluster_say "cannot copy the plugins"; cluster_stop --failed; return 1; }
 	_cluster_write_conf "$extra" "$jobtap" || { cluster_stop --failed; return 1; }
+	local i
+	for ((i = 0; i < ${#files[@]}; i += 2)); do
+		printf '%s\n' "${files[i + 1]}" >"$CLUSTER_DIR/${files[i]}"
+	done
 	if [ -n "$jobtap_conf" ]; then
 		cp "$jobtap_conf" "$CLUSTER_DIR/jobtap.conf"
 	fi

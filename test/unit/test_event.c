@@ -70,10 +70,12 @@ static void op_event (uint64_t id, json_t *entry, void *arg)
          json_string_value (json_object_get (entry, "name")));
 }
 
-static void op_jobspec_update (uint64_t id, json_t *updates, void *arg)
+static void op_jobspec_update (uint64_t id, json_t *updates,
+                               const char *plugin, void *arg)
 {
     char *s = json_dumps (updates, JSON_COMPACT | JSON_SORT_KEYS);
     (void)arg;
+    (void)plugin;
     act ("update %ju %s", (uintmax_t)id, s);
     free (s);
 }

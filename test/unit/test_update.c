@@ -18,8 +18,10 @@
 #include "core_util.h"
 #include "tap.h"
 
-static void op_jobspec_update (uint64_t id, json_t *updates, void *arg)
+static void op_jobspec_update (uint64_t id, json_t *updates,
+                               const char *plugin, void *arg)
 {
+    (void)plugin;
     (void)updates;
     (void)arg;
     core_trace ("host-update %ju", (uintmax_t)id);

@@ -59,8 +59,10 @@ static void op_cancel (uint64_t id, const char *type, const char *note,
     action ("cancel %ju %s %s", (uintmax_t)id, type, note);
 }
 
-static void op_update (uint64_t id, json_t *updates, void *arg)
+static void op_update (uint64_t id, json_t *updates, const char *plugin,
+                       void *arg)
 {
+    (void)plugin;
     char *s = json_dumps (updates, JSON_COMPACT | JSON_SORT_KEYS);
     (void)arg;
     action ("update %ju %s", (uintmax_t)id, s);

@@ -7,14 +7,19 @@
  *   conf: {"prolog": bool, "epilog": bool,
  *          "prolog-seconds": N   a prolog a timer finishes after N s,
  *          "hold-seconds": N,    a dependency a timer removes after N s
- *          "hold-urgency": bool} urgency 0 at depend (flux-core's
+ *          "hold-urgency": bool, urgency 0 at depend (flux-core's
  *                                submit-hold)
+ *          "bank": NAME}         attributes.system.bank set at job.new
  *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
  *   lifecycle.raise {"id", "note"}     a fatal exception on the job
  *   lifecycle.urgency {"id", "urgency"}
+ *   lifecycle.update {"id", "updates": {dotted key: value}}
+ *                                      flux_jobtap_jobspec_update_id_pack
  *   lifecycle.seen {"id"}  -> {"states": ["depend", ...], "R": R|null,
- *                              "end": "finish" | "exception TYPE"}
- *                              (the event that brought cleanup)
+ *                              "run_at": the run event's timestamp,
+ *                              "end": "finish" | "exception TYPE"
+ *                              (the event that brought cleanup),
+ *                              "removed": true after job.inactive-remove}
  *
  * Each state is also logged: "lifecycle: job N: <state>". */
 #include <stdbool.h>
@@ -29,6 +34,7 @@
 static bool want_prolog, want_epilog;
 static double prolog_seconds, hold_seconds;
 static bool hold_urgency;
+static char bank[64]; /* set at job.new when not empty */
 
 /* A timer on the reactor for one job: finishes its prolog, or removes the
  * dependency that holds it (flux-core's perilog-test and begin-time). */
@@ -106,6 +112,10 @@ static int state_cb (flux_plugin_t *p,
     flux_log (flux_jobtap_get_flux (p), LOG_INFO, "lifecycle: job %ju: %s",
               (uintmax_t)id, state);
     if (!strcmp (state, "run")) {
+        double t = 0;
+        (void)flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                      "{s?{s?F}}", "entry", "timestamp", &t);
+        json_object_set_new (rec, "run_at", json_real (t));
         if (R)
             json_object_set (rec, "R", R);
         if ((want_prolog || prolog_seconds > 0)
@@ -137,6 +147,59 @@ static int state_cb (flux_plugin_t *p,
             return -1;
     }
     return 0;
+}
+
+/* Flux purges inactive jobs; here Slurm purges the record (MinJobAge). */
+static int remove_cb (flux_plugin_t *p,
+                      const char *topic,
+                      flux_plugin_arg_t *args,
+                      void *arg)
+{
+    flux_jobid_t id;
+    (void)topic;
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id)
+        < 0)
+        return -1;
+    json_object_set_new (record_of (id), "removed", json_true ());
+    flux_log (flux_jobtap_get_flux (p), LOG_INFO,
+              "lifecycle: job %ju: inactive-remove", (uintmax_t)id);
+    return 0;
+}
+
+/* A default bank, filled in at job.new as flux-accounting does. */
+static int new_cb (flux_plugin_t *p,
+                   const char *topic,
+                   flux_plugin_arg_t *args,
+                   void *arg)
+{
+    (void)topic;
+    (void)args;
+    (void)arg;
+    if (bank[0]
+        && flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                            "attributes.system.bank", bank)
+               < 0)
+        return -1;
+    return 0;
+}
+
+/* A jobspec update from outside a callback: {"id", "updates": {...}}. */
+static void update_cb (flux_t *h, flux_msg_handler_t *mh,
+                       const flux_msg_t *msg, void *arg)
+{
+    flux_plugin_t *p = arg;
+    flux_jobid_t id;
+    json_t *updates;
+    (void)mh;
+
+    if (flux_request_unpack (msg, NULL, "{s:I s:o}", "id", &id, "updates",
+                             &updates) < 0
+        || flux_jobtap_jobspec_update_id_pack (p, id, "O", updates) < 0)
+        flux_respond_error (h, msg, errno, NULL);
+    else
+        flux_respond (h, msg, NULL);
 }
 
 static void finish_cb (flux_t *h, flux_msg_handler_t *mh,
@@ -229,12 +292,20 @@ int flux_plugin_init (flux_plugin_t *p)
                                    "hold-seconds", &hold_seconds,
                                    "hold-urgency", &urgency_zero);
     hold_urgency = urgency_zero;
+    const char *b = NULL;
+    bank[0] = '\0';
+    if (flux_plugin_conf_unpack (p, "{s:s}", "bank", &b) == 0)
+        snprintf (bank, sizeof (bank), "%s", b);
     want_prolog = prolog;
     want_epilog = epilog;
     if (!(seen = json_object ())
         || flux_plugin_aux_set (p, NULL, seen, free_seen) < 0
         || flux_plugin_set_name (p, "lifecycle") < 0
         || flux_plugin_add_handler (p, "job.state.*", state_cb, NULL) < 0
+        || flux_plugin_add_handler (p, "job.inactive-remove", remove_cb, NULL)
+               < 0
+        || flux_plugin_add_handler (p, "job.new", new_cb, NULL) < 0
+        || flux_jobtap_service_register (p, "update", update_cb, p) < 0
         || flux_jobtap_service_register (p, "finish", finish_cb, p) < 0
         || flux_jobtap_service_register (p, "raise", raise_cb, p) < 0
         || flux_jobtap_service_register (p, "urgency", urgency_cb, p) < 0

@@ -1,0 +1,124 @@
+/* Plugins' post-submit jobspec updates into the Slurm job (post_update.h). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/log.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "ctx.h"
+#include "host.h"
+#include "jobspec.h"
+#include "post_update.h"
+#include "queue.h"
+
+static __thread bool applying;
+
+bool post_update_applying (void)
+{
+    return applying;
+}
+
+void post_update_cb (uint64_t id,
+                     json_t *updates,
+                     const char *plugin,
+                     void *arg)
+{
+    struct adapter_ctx *ctx = arg;
+    const char *name = plugin ? plugin : "a plugin";
+    char *json = json_dumps (updates, JSON_COMPACT);
+    size_t nl = strlen (name) + 1, jl = json ? strlen (json) + 1 : 0;
+    char *buf = json ? malloc (nl + jl) : NULL;
+
+    /* the plugin's name, a NUL, then the updates as JSON text */
+    if (buf && id <= UINT32_MAX) {
+        memcpy (buf, name, nl);
+        memcpy (buf + nl, json, jl);
+        if (queue_push (&ctx->queue, A_JOBSPEC_UPDATE, (uint32_t)id, 0, buf,
+                        nl + jl) < 0)
+            buf[0] = '\0';
+    }
+    if (!buf || !buf[0])
+        error ("jobtap: JobId=%ju: out of memory queueing %s's update",
+               (uintmax_t)id, name);
+    free (buf);
+    free (json);
+}
+
+/* The value at a dotted key in the job record's jobspec (borrowed), or
+ * NULL. */
+static json_t *dotted_get (json_t *o, const char *key)
+{
+    char *copy = strdup (key), *save = NULL;
+    for (char *part = strtok_r (copy, ".", &save); o && part;
+         part = strtok_r (NULL, ".", &save))
+        o = json_object_get (o, part);
+    free (copy);
+    return o;
+}
+
+/* Slurm refused: the runtime takes the record's values for those keys. */
+static void agree_with_record (job_record_t *job, json_t *updates)
+{
+    json_t *spec = jobspec_from_record (job);
+    json_t *values = json_object ();
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (updates, key, v)
+    {
+        json_t *now = dotted_get (spec, key);
+        json_object_set (values, key, now ? now : json_null ());
+    }
+    if (jobtap_host_job_jobspec_sync (job->job_id, values) < 0)
+        error ("jobtap: %pJ: cannot set the jobspec back: %m", job);
+    json_decref (values);
+    json_decref (spec);
+}
+
+void post_update_apply (struct adapter_ctx *ctx, const struct action *a)
+{
+    const char *plugin = a->text;
+    json_t *updates = json_loads (a->text + strlen (a->text) + 1, 0, NULL);
+    job_record_t *job = find_job_record (a->id);
+    job_desc_msg_t *desc = xmalloc (sizeof (*desc));
+    slurm_msg_t msg;
+    char *why = NULL;
+    int rc;
+    (void)ctx;
+
+    if (!updates || !job || IS_JOB_FINISHED (job))
+        goto out;
+    slurm_init_job_desc_msg (desc);
+    desc->job_id = a->id;
+    if (jobspec_apply_updates (desc, updates, &why) < 0) {
+        error ("jobtap: %pJ: %s's update cannot be made in Slurm: %s", job,
+               plugin, why);
+        agree_with_record (job, updates);
+        goto out;
+    }
+    slurm_msg_t_init (&msg);
+    msg.msg_type = REQUEST_UPDATE_JOB;
+    msg.data = desc;
+    applying = true;
+    rc = update_job (&msg, slurm_conf.slurm_user_id, false);
+    applying = false;
+    if (rc != SLURM_SUCCESS) {
+        char *text = json_dumps (updates, JSON_COMPACT | JSON_SORT_KEYS);
+        error ("jobtap: %pJ: Slurm refused %s's update %s: %s", job, plugin,
+               text ? text : "?", slurm_strerror (rc));
+        free (text);
+        if ((job = find_job_record (a->id)))
+            agree_with_record (job, updates);
+    }
+    else
+        debug ("jobtap: %pJ: %s's update made in Slurm", job, plugin);
+out:
+    xfree (why);
+    slurm_free_job_desc_msg (desc);
+    json_decref (updates);
+}
