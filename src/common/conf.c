@@ -166,6 +166,14 @@ static int load_config_locked (struct runtime *rt,
     return 0;
 }
 
+/* Settings read on every job, looked up once per (re)load. */
+static void settings_cache (struct runtime *rt)
+{
+    json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
+                                 "keep-eventlog");
+    rt->keep_eventlog = rt->ops.keep_eventlog || json_is_true (v);
+}
+
 int jobtap_host_load_config (const char *path, jobtap_host_error_t *err)
 {
     struct runtime *rt = host_runtime ();
@@ -193,6 +201,7 @@ int jobtap_host_load_config (const char *path, jobtap_host_error_t *err)
     }
     else
         rc = load_config_locked (rt, path, err);
+    settings_cache (rt);
     runtime_unlock ();
     return rc;
 }
@@ -272,6 +281,7 @@ int jobtap_host_reload (jobtap_host_error_t *err)
     json_decref (old_config);
     json_decref (old_plugins);
 out:
+    settings_cache (rt);
     runtime_unlock ();
     return rc;
 }

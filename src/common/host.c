@@ -69,6 +69,7 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
     if (rt->refcount++ == 0 || (!rt->ops.log && !rt->ops.hold && ops)) {
         if (ops) {
             rt->ops = *ops;
+            rt->keep_eventlog = ops->keep_eventlog;
             rt->ops_arg = arg;
             runtime_log_sink (ops->log, arg);
         }

@@ -163,7 +163,7 @@ struct job *job_create (struct runtime *rt,
     job->t_created = now ();
     job->state = FLUX_JOB_STATE_NEW;
     spec = jobspec ? jobspec_redacted (jobspec) : json_object ();
-    if (!spec || (rt->ops.keep_eventlog && !(job->eventlog = json_array ()))) {
+    if (!spec || (rt->keep_eventlog && !(job->eventlog = json_array ()))) {
         json_decref (spec);
         job_decref (job);
         errno = ENOMEM;

@@ -44,6 +44,7 @@ struct runtime {
 
     char *config_path;             /* conf.c */
     json_t *config;                /* whole instance config */
+    bool keep_eventlog;            /* conf.c: ops' or keep-eventlog */
     json_t *plugins_conf;          /* [job-manager] plugins as loaded */
     bool configured;
 };

@@ -16,6 +16,7 @@ cat >"$conf" <<TOML
 plugins = [ { load = "$plugins/bank-priority.so" } ]
 [slurm-jobtap]
 reprioritize-period = 3600
+keep-eventlog = true
 TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
@@ -67,6 +68,9 @@ out=$("$jobtap" job "$a" --json 2>&1)
 ok $? "jobtap job shows the runtime's view of a job" || diag "$out"
 like "$out" '"priority": 25000' "with the priority the data implies"
 like "$("$jobtap" job "$a" 2>&1)" "State +SCHED" "and as text, in the state a scheduled job has"
+like "$("$jobtap" job "$a" 2>&1 | sed -n '/^Events:/,$p' | awk '{print $2}' | tr '\n' ' ')" \
+	"^submit validate depend priority .*priority " \
+	"with its posted events in order (keep-eventlog): held at priority, then the data's priority"
 
 out=$("$jobtap" rpc job-manager.nosuch.method '{}' 2>&1)
 ok $((!$?)) "a call to an unknown service fails"

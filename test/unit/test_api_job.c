@@ -372,7 +372,7 @@ int main (void)
     rt.ops.hold = core_trace_hold;
     rt.ops.release = core_trace_release;
     rt.ops.cancel = core_trace_cancel;
-    rt.ops.keep_eventlog = true;
+    rt.ops.keep_eventlog = rt.keep_eventlog = true;
     runtime_log_sink (log_sink, NULL);
     jt = core_plugin_make (&rt, "api.so");
     other = core_plugin_make (&rt, "other.so");

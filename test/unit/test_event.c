@@ -621,6 +621,7 @@ static void test_unsubscribe_then_fail (void)
 int main (void)
 {
     rt.ops = ops;
+    rt.keep_eventlog = ops.keep_eventlog;
     rt.ops_arg = &rt;
     runtime_log_sink (log_sink, NULL);
 

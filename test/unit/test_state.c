@@ -112,7 +112,7 @@ static void test_lifecycle (void)
     struct job *job;
     json_t *u;
 
-    rt.ops.keep_eventlog = true;
+    rt.ops.keep_eventlog = rt.keep_eventlog = true;
     job = job_in (FLUX_JOB_STATE_NEW);
     ok (apply (job, "submit", NULL) == 0
             && job->state == FLUX_JOB_STATE_NEW,
@@ -198,7 +198,7 @@ static void test_lifecycle (void)
     ok (!posted_test (job, "prolog-start") && !posted_test (job, "memo"),
         "posted_test: others are not");
     job_decref (job);
-    rt.ops.keep_eventlog = false;
+    rt.ops.keep_eventlog = rt.keep_eventlog = false;
 }
 
 static void test_exception (void)
