@@ -643,7 +643,7 @@ json_t *jobtap_host_job_list (void)
     runtime_lock ();
     for (size_t b = 0; a && b < rt->nbuckets; b++)
         for (struct job *j = rt->buckets[b]; j; j = j->hnext)
-            if (job_is_bound (j) && j->state != FLUX_JOB_STATE_INACTIVE)
+            if (job_is_bound (j))
                 json_array_append_new (a, json_integer ((json_int_t)j->id));
     runtime_unlock ();
     return a;

@@ -385,7 +385,8 @@ int jobtap_host_job_perilog_wait (uint64_t id);
  * ENOENT if unknown. */
 json_t *jobtap_host_job_info (uint64_t id);
 
-/* A new array of the ids of all known active jobs (not provisional). */
+/* A new array of the ids of all known jobs, the inactive ones the
+ * runtime still keeps too (not provisional). */
 json_t *jobtap_host_job_list (void);
 
 /* Forget an inactive job now (job.inactive-remove).  ENOENT/EINVAL. */

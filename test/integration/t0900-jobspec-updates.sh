@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A plugin's jobspec updates after submit reach the Slurm job (issue 19,
-# item 1): a bank filled in at job.new is the job's account; a name set
-# from a service is its name; an update Slurm refuses is logged with the
+# item 1): a comment filled in at job.new is the job's comment (a bank
+# would be its account, but without slurmdbd Slurm keeps the account it
+# has); a name set from a service is its name; an update Slurm refuses is logged with the
 # job and the plugin, and jobtap's jobspec agrees with Slurm again.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -10,7 +11,7 @@ jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
 conf=$(mktemp)
 cat >"$conf" <<TOML
 [job-manager]
-plugins = [ { load = "$JOBTAP_BUILD_DIR/test/integration/lifecycle.so", conf = { bank = "physics" } } ]
+plugins = [ { load = "$JOBTAP_BUILD_DIR/test/integration/lifecycle.so", conf = { at-new = { "attributes.system.slurm.comment" = "from job.new" } } } ]
 TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
@@ -19,9 +20,9 @@ field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 spec() { "$jobtap" job "$1" --json | python3 -c "import json,sys; j=json.load(sys.stdin)['jobspec']; print(j$2)"; }
 
 id=$(sbatch --parsable -o /dev/null -t 5 -H --wrap true)
-cluster_wait_for 10 sh -c "scontrol show job $id | grep -q Account=physics"
-is "$(field "$id" Account)" physics "a bank a plugin fills in at job.new is the Slurm job's account"
-is "$(spec "$id" "['attributes']['system']['bank']")" physics "and jobtap's jobspec has it"
+cluster_wait_for 10 sh -c "scontrol show job $id | grep -q 'Comment=from job.new'"
+like "$(scontrol show job "$id")" "Comment=from job.new" "a comment a plugin fills in at job.new is the Slurm job's comment"
+is "$(spec "$id" "['attributes']['system']['slurm']['comment']")" "from job.new" "and jobtap's jobspec has it"
 
 out=$("$jobtap" rpc lifecycle.update "{\"id\": $id, \"updates\": {\"attributes.system.job.name\": \"renamed\"}}" 2>&1)
 ok $? "a service updates the job's name" || diag "$out"

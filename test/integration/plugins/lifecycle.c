@@ -9,7 +9,7 @@
  *          "hold-seconds": N,    a dependency a timer removes after N s
  *          "hold-urgency": bool, urgency 0 at depend (flux-core's
  *                                submit-hold)
- *          "bank": NAME}         attributes.system.bank set at job.new
+ *          "at-new": {key: value}} jobspec updates made at job.new
  *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
  *   lifecycle.raise {"id", "note"}     a fatal exception on the job
  *   lifecycle.urgency {"id", "urgency"}
@@ -34,7 +34,7 @@
 static bool want_prolog, want_epilog;
 static double prolog_seconds, hold_seconds;
 static bool hold_urgency;
-static char bank[64]; /* set at job.new when not empty */
+static json_t *at_new; /* jobspec updates made at job.new, or NULL */
 
 /* A timer on the reactor for one job: finishes its prolog, or removes the
  * dependency that holds it (flux-core's perilog-test and begin-time). */
@@ -168,7 +168,7 @@ static int remove_cb (flux_plugin_t *p,
     return 0;
 }
 
-/* A default bank, filled in at job.new as flux-accounting does. */
+/* Defaults filled in at job.new, as flux-accounting fills in a bank. */
 static int new_cb (flux_plugin_t *p,
                    const char *topic,
                    flux_plugin_arg_t *args,
@@ -177,10 +177,7 @@ static int new_cb (flux_plugin_t *p,
     (void)topic;
     (void)args;
     (void)arg;
-    if (bank[0]
-        && flux_jobtap_jobspec_update_pack (p, "{s:s}",
-                                            "attributes.system.bank", bank)
-               < 0)
+    if (at_new && flux_jobtap_jobspec_update_pack (p, "O", at_new) < 0)
         return -1;
     return 0;
 }
@@ -292,10 +289,14 @@ int flux_plugin_init (flux_plugin_t *p)
                                    "hold-seconds", &hold_seconds,
                                    "hold-urgency", &urgency_zero);
     hold_urgency = urgency_zero;
-    const char *b = NULL;
-    bank[0] = '\0';
-    if (flux_plugin_conf_unpack (p, "{s:s}", "bank", &b) == 0)
-        snprintf (bank, sizeof (bank), "%s", b);
+    json_t *updates = NULL;
+    at_new = NULL;
+    if (flux_plugin_conf_unpack (p, "{s:o}", "at-new", &updates) == 0
+        && json_is_object (updates)
+        && (!(at_new = json_deep_copy (updates))
+            || flux_plugin_aux_set (p, "lifecycle::at-new", at_new, free_seen)
+                   < 0))
+        return -1;
     want_prolog = prolog;
     want_epilog = epilog;
     if (!(seen = json_object ())
