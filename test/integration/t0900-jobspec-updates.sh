@@ -3,7 +3,8 @@
 # item 1): a comment filled in at job.new is the job's comment (a bank
 # would be its account, but without slurmdbd Slurm keeps the account it
 # has); a name set from a service is its name; an update Slurm refuses is logged with the
-# job and the plugin, and jobtap's jobspec agrees with Slurm again.
+# job and the plugin, and jobtap's jobspec agrees with Slurm again. And
+# scontrol update right after sbatch works at once (issue 19, item 3).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 
@@ -45,6 +46,16 @@ like "$(cluster_log)" "jobtap: JobId=$id: lifecycle.so's update cannot be made i
 scontrol release "$id"
 cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
 is "$(squeue -h -t all -j "$id" -o %T)" COMPLETED "the job then runs as usual"
+
+# scontrol update right after sbatch: accepted at once, and the plugins
+# see it (the job is bound on the spot if the agent has not yet).
+for i in 1 2 3; do
+	id=$(sbatch --parsable -o /dev/null -t 5 -H --wrap true)
+	out=$(scontrol update jobid="$id" timelimit=3 comment="right-after-$i" 2>&1)
+	ok $? "scontrol update right after sbatch ($i) is accepted" || diag "$out"
+	is "$(spec "$id" "['attributes']['system']['duration']")" 180.0 \
+		"and jobtap's jobspec has the new time limit at once"
+done
 
 cluster_finish
 done_testing
