@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "jobopts.h"
+#include "jobspec_setattr.h"
 
 void jobopts_usage (FILE *f)
 {
@@ -30,7 +31,8 @@ void jobopts_usage (FILE *f)
         "  -G, --gpus=N            --gpus-per-node=N     --gpus-per-task=N\n"
         "  --gres=LIST             --constraint=LIST     -L, --licenses=LIST\n"
         "  --comment=TEXT          -q, --qos=NAME        --reservation=NAME\n"
-        "  --nice[=N]\n"
+        "  --nice[=N]              --setattr=KEY[=VALUE] (as with "
+        "spank_jobtap.so)\n"
         "  -H, --hold (urgency 0)  --urgency=N           --uid=N\n"
         "  --id=N (job id to use)\n"
         "What Slurm fills in for a job that gives none:\n"
@@ -61,6 +63,7 @@ void jobopts_free (struct jobopts *o)
     free (o->tres_per_job);
     free (o->tres_per_node);
     free (o->tres_per_task);
+    json_decref (o->setattr);
 }
 
 /* Slurm time formats: MIN, MIN:SEC, H:M:S, D-H, D-H:M, D-H:M:S, in
@@ -159,6 +162,7 @@ enum {
     OPT_COMMENT,
     OPT_RESV,
     OPT_NICE,
+    OPT_SETATTR,
 };
 
 static const struct option longopts[] = {
@@ -187,6 +191,7 @@ static const struct option longopts[] = {
     {"qos", required_argument, NULL, 'q'},
     {"reservation", required_argument, NULL, OPT_RESV},
     {"nice", optional_argument, NULL, OPT_NICE},
+    {"setattr", required_argument, NULL, OPT_SETATTR},
     {"hold", no_argument, NULL, 'H'},
     {"wckey", required_argument, NULL, OPT_WCKEY},
     {"urgency", required_argument, NULL, OPT_URGENCY},
@@ -308,6 +313,16 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
     case OPT_NICE:
         f->nice = optarg ? (int32_t)strtol (optarg, NULL, 10) : 100;
         break;
+    case OPT_SETATTR: {
+        char err[256];
+        if (!o->setattr && !(o->setattr = json_object ()))
+            return bad ("--setattr", "(out of memory)");
+        if (jobspec_setattr_add (o->setattr, optarg, err, sizeof (err)) < 0) {
+            fprintf (stderr, "jobtap-run: --setattr=%s: %s\n", optarg, err);
+            return -1;
+        }
+        break;
+    }
     case 'H':
         o->urgency = 0;
         break;
@@ -357,6 +372,29 @@ int jobopts_parse (int argc, char **argv, struct jobopts *o, struct runopts *r)
     return optind;
 }
 
+/* The options the way slurmctld gets them: encoded in the job's SPANK
+ * environment by spank_jobtap.so, merged into the jobspec by the adapter.
+ * The options were checked as they were read: the merge cannot drop any. */
+static int add_setattr (json_t *spec, const json_t *attrs)
+{
+    char err[256], *msg = NULL;
+    char *text = jobspec_setattr_encode (attrs, err, sizeof (err));
+    int rc = 0;
+
+    if (!text) {
+        fprintf (stderr, "jobtap-run: --setattr: %s\n", err);
+        return -1;
+    }
+    if (jobspec_setattr_merge (spec, text, &msg) < 0 || msg) {
+        fprintf (stderr, "jobtap-run: --setattr: %s\n",
+                 msg ? msg : "out of memory");
+        rc = -1;
+    }
+    free (msg);
+    free (text);
+    return rc;
+}
+
 json_t *jobopts_jobspec (const struct jobopts *o, const struct runopts *r)
 {
     struct jobspec_fields f = o->f;
@@ -373,5 +411,11 @@ json_t *jobopts_jobspec (const struct jobopts *o, const struct runopts *r)
         f.partition = r->default_queue;
     if (!o->time_set)
         f.time_limit = r->default_time;
-    return jobspec_build (&f);
+    json_t *spec = jobspec_build (&f);
+    if (spec && o->setattr && json_object_size (o->setattr) > 0 &&
+        add_setattr (spec, o->setattr) < 0) {
+        json_decref (spec);
+        return NULL;
+    }
+    return spec;
 }

@@ -34,6 +34,7 @@ struct jobopts {
     uint64_t id; /* 0: the next free id */
     /* strings f points to that were built here (malloc'd) */
     char *cwd, *tres_per_job, *tres_per_node, *tres_per_task;
+    json_t *setattr; /* --setattr options, as spank_jobtap.so keeps them */
 };
 
 void runopts_init (struct runopts *r);

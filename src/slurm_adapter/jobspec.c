@@ -18,6 +18,7 @@
 #include "host.h"
 #include "jobspec.h"
 #include "jobspec_build.h"
+#include "jobspec_setattr.h"
 #include "jobspec_update.h"
 #include "slurm_compat.h"
 
@@ -147,6 +148,16 @@ static void fields_from_record (const job_record_t *j, struct jobspec_fields *f)
     f->licenses = j->licenses;
 }
 
+/* The user's --setattr attributes (spank_jobtap.so puts them in the
+ * job's SPANK environment), merged into the jobspec.  Bad input only
+ * costs the user those attributes: it is logged, never a rejection (the
+ * client checks each option; this is a crafted request or a mismatch). */
+static void merge_setattr (json_t *spec, const char *text, char **errmsg)
+{
+    if (spec && jobspec_setattr_merge (spec, text, errmsg) < 0 && !*errmsg)
+        *errmsg = strdup ("out of memory");
+}
+
 /* At submit, the build only makes a tree: its blocks may come from the
  * runtime's pool.  Not for records: a restart replays every job at once,
  * and the pool would keep that peak for good. */
@@ -154,18 +165,44 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
                                  const struct jobspec_partitions *parts)
 {
     struct jobspec_fields f;
+    /* most requests carry no SPANK environment at all */
+    const char *setattr = desc->spank_job_env_size
+                              ? jobspec_setattr_find (desc->spank_job_env,
+                                                      desc->spank_job_env_size)
+                              : NULL;
+    char *errmsg = NULL;
+
     fields_from_desc (desc, parts, &f);
     jobtap_host_json_pool_begin ();
     json_t *spec = jobspec_build (&f);
+    if (setattr)
+        merge_setattr (spec, setattr, &errmsg);
     jobtap_host_json_pool_end ();
+    if (__builtin_expect (errmsg != NULL, 0)) {
+        error ("jobtap: --setattr of a submission by uid %u: %s", desc->user_id,
+               errmsg);
+        free (errmsg);
+    }
     return spec;
 }
 
 json_t *jobspec_from_record (const job_record_t *job)
 {
     struct jobspec_fields f;
+    const char *setattr =
+        jobspec_setattr_find (job->spank_job_env, job->spank_job_env_size);
+    char *errmsg = NULL;
+
     fields_from_record (job, &f);
-    return jobspec_build (&f);
+    json_t *spec = jobspec_build (&f);
+    if (setattr) {
+        merge_setattr (spec, setattr, &errmsg);
+        if (errmsg) {
+            error ("jobtap: JobId=%u --setattr: %s", job->job_id, errmsg);
+            free (errmsg);
+        }
+    }
+    return spec;
 }
 
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc)

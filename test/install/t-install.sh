@@ -24,6 +24,11 @@ rpath=$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | sed -n 's/.*(RUNPATH).*\[\(.*\
 is "$rpath" "$JOBTAP_LIBDIR/slurm-jobtap" "$so finds the adapter library (which it opens in slurmctld) through its RUNPATH"
 unlike "$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | grep NEEDED)" 'libslurm|jobtap' \
 	"$so links none of them: slurmd loads it too, where the adapter cannot be"
+so=spank_jobtap.so
+test -f "$dest$JOBTAP_PLUGINDIR/$so"
+ok $? "$so (--setattr) is installed in Slurm's PluginDir"
+unlike "$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | grep NEEDED)" 'libslurm|jobtap' \
+	"$so links none of them: sbatch, srun and salloc load it on submit hosts"
 test -e "$dest$JOBTAP_LIBDIR/libslurm-jobtap.so.0"
 ok $? "libslurm-jobtap.so.0 is installed in $JOBTAP_LIBDIR"
 test -e "$dest$JOBTAP_LIBDIR/slurm-jobtap/libslurm-jobtap-adapter.so"
@@ -34,7 +39,7 @@ for h in core.h jobtap.h; do
 done
 test -f "$dest$JOBTAP_LIBDIR/pkgconfig/slurm-jobtap.pc"
 ok $? "slurm-jobtap.pc is installed"
-for f in jobtap.conf slurm.conf.fragment examples/limits.lua; do
+for f in jobtap.conf slurm.conf.fragment plugstack.conf.fragment examples/limits.lua; do
 	test -f "$dest$JOBTAP_DATADIR/conf/$f"
 	ok $? "conf/$f is installed in $JOBTAP_DATADIR/conf"
 done

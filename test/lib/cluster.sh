@@ -2,6 +2,9 @@
 #
 #   cluster_start [--conf LINES] [--jobtap-conf FILE] [--no-jobtap]
 #                 [--file NAME TEXT]  another config file beside slurm.conf
+#                 [--plugstack TEXT]  SPANK plugins: plugstack.conf, named by
+#                 PlugStackConfig; a relative plugin (spank_jobtap.so) is found
+#                 in PluginDir, which holds the build's staged copies
 #                 [--ctld-daemon]  slurmctld daemonized, as in production
 #                 (24.11's reconfigure starts it anew: cluster_ctld_pid follows)
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
@@ -243,7 +246,7 @@ cluster_start() {
 }
 
 _cluster_start_once() {
-	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=()
+	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=() plugstack=""
 	_cluster_bind_failed=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -252,6 +255,7 @@ _cluster_start_once() {
 		--no-jobtap) jobtap=0; shift ;;
 		--ctld-daemon) ctld_daemon=1; shift ;;
 		--file) files+=("$2" "$3"); shift 3 ;;
+		--plugstack) plugstack=$2; shift 2 ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
@@ -266,6 +270,12 @@ _cluster_start_once() {
 	dd if=/dev/urandom of="$CLUSTER_DIR/munge/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 400 "$CLUSTER_DIR/munge/munge.key"
 	_cluster_stage_plugins || { _cluster_say "cannot copy the plugins"; cluster_stop --failed; return 1; }
+	# Named in slurm.conf, so that every daemon and client reads this one
+	# (not the machine's /etc/slurm/plugstack.conf) whatever its SLURM_CONF.
+	if [ -n "$plugstack" ]; then
+		files+=(plugstack.conf "$plugstack")
+		extra="$extra${extra:+$'\n'}PlugStackConfig=$CLUSTER_DIR/plugstack.conf"
+	fi
 	_cluster_write_conf "$extra" "$jobtap" || { cluster_stop --failed; return 1; }
 	local i
 	for ((i = 0; i < ${#files[@]}; i += 2)); do

@@ -71,6 +71,25 @@ is "$out" "job 1: rejected: jobtap: jobspec update of attributes.system.frobnica
 out=$(update_run 'key = "attributes.system.duration", value = "soon"')
 is "$out" 'job 1: rejected: jobtap: jobspec update of attributes.system.duration: invalid value "soon"' \
 	"a value of the wrong type too"
+# --setattr as spank_jobtap.so reads it, for a policy that decides on it.
+cat >"$dir/setattr.lua" <<'LUA'
+local jobtap = require "jobtap"
+jobtap.on ("job.validate", function (job)
+    local v = job.jobspec.attributes.system["bank-check"]
+    if v == "deny" then return job:reject ("bank-check denies this job") end
+end)
+LUA
+printf '[job-manager]\nplugins = [ { load = "setattr.lua" } ]\n' >"$dir/jobtap.conf"
+out=$("$run" -C "$dir/jobtap.conf" --setattr=bank-check=deny 2>&1)
+is "$out" "job 1: rejected: bank-check denies this job" "--setattr=bank-check=deny: a policy decides on it"
+out=$(cd /tmp && "$run" -C "$dir/jobtap.conf" --print-jobspec -t 1 --setattr=system.bank-check=ok \
+	--setattr=limit=5 --setattr=flag --setattr=a.b='[1]' 2>&1 | sed -n 's/^job 1: jobspec //p')
+is "$out" '{"attributes":{"system":{"a":{"b":[1]},"bank-check":"ok","cwd":"/tmp","duration":60.0,"flag":1,"job":{"name":"wrap"},"limit":5}},"resources":[{"count":1,"label":"task","type":"slot","with":[{"count":1,"type":"core"}]}],"tasks":[{"command":["wrap"],"count":{"per_slot":1},"slot":"task"}],"version":1}' \
+	"--setattr: attributes.system.KEY, JSON values typed, a key alone 1"
+out=$("$run" --setattr=duration=5 2>&1)
+is "$?" 2 "--setattr of a key the Slurm job gives is a usage error"
+is "$out" "jobtap-run: --setattr=duration=5: attributes.system.duration is the Slurm job's own: set it with --time" \
+	"... with spank_jobtap's message"
 rm -rf "$dir"
 out=$("$run" -C /nonexistent.conf 2>&1)
 is "$?" 2 "a bad config exits 2"

@@ -12,7 +12,7 @@ out=$(apt-get install -y -q --no-install-recommends "$debs"/*.deb 2>&1)
 ok $? "apt-get installs the packages with their dependencies" || { diag "$out"; bail_out "not installed"; }
 
 slurm_dir=$(dirname "$(find /usr/lib -name libslurmfull.so -print -quit)")
-for so in job_submit_jobtap.so site_factor_jobtap.so prep_jobtap.so; do
+for so in job_submit_jobtap.so site_factor_jobtap.so prep_jobtap.so spank_jobtap.so; do
 	is "$(dirname "$(dpkg -L slurm-jobtap | grep -m1 "/$so\$")")" "$slurm_dir" \
 		"$so is in Slurm's PluginDir ($slurm_dir)"
 done

@@ -1,7 +1,8 @@
 /* src/slurm_adapter/jobspec.c without slurmctld: the jobspec of a job_desc
  * with a stub partition table, the same jobspec from the equivalent job
- * record, and jobspec updates applied back to a job_desc (or refused with
- * the message the user sees). */
+ * record, --setattr attributes from the SPANK environment, and jobspec
+ * updates applied back to a job_desc (or refused with the message the user
+ * sees). */
 #include <config.h>
 
 #include <string.h>
@@ -401,6 +402,61 @@ static void test_tres_per_task_cpu (void)
 #endif
 }
 
+/* --setattr attributes, in the SPANK environment spank_jobtap.so fills:
+ * merged from the request and from the record alike; what is bad is
+ * logged and left out, never a rejection. */
+static void test_setattr (void)
+{
+    job_desc_msg_t d;
+    job_record_t j;
+    jobtap_job_details_t det;
+    char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:16:0",
+                   "SLURM_JOBTAP_SETATTR={\"bank-check\":\"ok\",\"limit\":5,"
+                   "\"duration\":1}",
+                   NULL};
+    char *bad[] = {"SLURM_JOBTAP_SETATTR=not json", NULL};
+
+    desc_init (&d);
+    d.time_limit = 30;
+    d.spank_job_env = env;
+    d.spank_job_env_size = 2;
+    is (spec_at (&d, "attributes.system"),
+        "{\"bank-check\":\"ok\",\"duration\":1800.0,\"job\":{\"name\":"
+        "\"job\"},\"limit\":5,\"queue\":\"debug\"}",
+        "a request's attributes are in attributes.system; its duration is "
+        "Slurm's, not the one in the set");
+
+    memset (&j, 0, sizeof (j));
+    memset (&det, 0, sizeof (det));
+    j.details = &det;
+    j.job_id = 42;
+    j.name = "job";
+    j.partition = "debug";
+    j.time_limit = 30;
+    det.orig_cpus_per_task = NO_VAL16;
+    det.ntasks_per_node = NO_VAL16;
+    det.num_tasks = NO_VAL;
+    det.min_nodes = 1;
+    det.nice = NICE_OFFSET;
+    j.spank_job_env = env;
+    j.spank_job_env_size = 2;
+    char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts)));
+    is (dump (jobspec_from_record (&j)), want,
+        "the job record gives the same jobspec");
+    xfree (want);
+
+    d.spank_job_env = bad;
+    d.spank_job_env_size = 1;
+    is (spec_at (&d, "attributes.system"),
+        "{\"duration\":1800.0,\"job\":{\"name\":\"job\"},\"queue\":"
+        "\"debug\"}",
+        "a set that is not JSON is left out (and logged): the job goes on");
+    j.spank_job_env = bad;
+    j.spank_job_env_size = 1;
+    is (dump_at (jobspec_from_record (&j), "attributes.system.limit"), "(null)",
+        "from a record too");
+}
+
 int main (void)
 {
     test_defaults ();
@@ -411,6 +467,7 @@ int main (void)
     test_record ();
     test_apply ();
     test_updates_from_desc ();
+    test_setattr ();
     free (text);
     done_testing ();
     return 0;
