@@ -76,8 +76,8 @@ static size_t heap_used (void);
 
 #ifdef BENCH_HAVE_JOBSPEC
 /* The Slurm side: the shim's own src/slurm_adapter/jobspec.c builds the
- * jobspec of a realistic job_desc_msg_t and applies a policy's updates
- * back, as job_submit/jobtap does.  Its partitions are the benchmark
+ * jobspec of a realistic job_desc_msg_t and jobspec_apply.c applies a
+ * policy's updates back, as job_submit/jobtap does.  Its partitions are the benchmark
  * cluster's: "debug", the default, with no DefaultTime and MaxTime
  * unlimited. */
 static const char *bench_default_part (void *arg)
@@ -128,7 +128,7 @@ static void bench_desc_init (void)
 static int bench_apply_updates (json_t *updates)
 {
     char *msg = NULL;
-    int rc = jobspec_apply_updates (&desc, updates, &msg);
+    int rc = jobspec_apply_updates (&desc, NULL, updates, &msg);
     xfree (msg);
     xfree (desc.partition);
     return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jobspec_build.h"
+#include "jobspec_mail.h"
 
 /* GPUs in a TRES request string such as "gres:gpu:2" or
  * "gres:gpu:a100:1,gres:nic:1" (a bare "gres:gpu" means 1). */
@@ -263,7 +264,7 @@ static json_t *resources (const struct jobspec_fields *f, json_t **countp)
     key.node_gpus = gpus_in (f->tres_per_node);
     key.cpus_per_task = f->cpus_per_task ? f->cpus_per_task : 1;
     key.tasks_per_node = f->tasks_per_node;
-    key.exclusive = f->exclusive;
+    key.exclusive = f->exclusive == JOBSPEC_EXCLUSIVE_NODE;
 
     pthread_mutex_lock (&last_shape.lock);
     if (last_shape.res && !memcmp (&last_shape.key, &key, sizeof (key))) {
@@ -294,6 +295,62 @@ static json_t *command (const struct jobspec_fields *f)
     return cmd;
 }
 
+const char *jobspec_exclusive_name (enum jobspec_exclusive e)
+{
+    switch (e) {
+    case JOBSPEC_EXCLUSIVE_NODE:
+        return "node";
+    case JOBSPEC_EXCLUSIVE_USER:
+        return "user";
+    case JOBSPEC_EXCLUSIVE_MCS:
+        return "mcs";
+    case JOBSPEC_EXCLUSIVE_TOPO:
+        return "topo";
+    case JOBSPEC_SHARED:
+        break;
+    }
+    return NULL;
+}
+
+/* The rarer requests, apart so that a typical job pays one test for
+ * them all. */
+static void slurm_rare (json_t *slurm, const struct jobspec_fields *f)
+{
+    char mail[128];
+
+    set_str (slurm, "admin_comment", f->admin_comment);
+    set_str (slurm, "tres_per_socket", f->tres_per_socket);
+    set_str (slurm, "cpus_per_tres", f->cpus_per_tres);
+    set_str (slurm, "mem_per_tres", f->mem_per_tres);
+    if (f->mem_per != JOBSPEC_MEM_UNSET)
+        set (slurm,
+             f->mem_per == JOBSPEC_MEM_PER_CPU ? "mem_per_cpu" : "mem_per_node",
+             json_integer ((json_int_t)f->mem_mb));
+    if (f->max_nodes > f->nodes)
+        set (slurm, "max_nodes", json_integer (f->max_nodes));
+    if (f->time_min > 0)
+        set (slurm, "time_min", json_real (f->time_min * 60.));
+    if (f->exclusive != JOBSPEC_SHARED)
+        set (slurm, "exclusive",
+             json_string_nocheck (jobspec_exclusive_name (f->exclusive)));
+    if (f->mail_type != 0) {
+        set (slurm, "mail_type",
+             json_string_nocheck (
+                 jobspec_mail_type_text (f->mail_type, mail, sizeof (mail))));
+        set_str (slurm, "mail_user", f->mail_user);
+    }
+}
+
+/* Whether any of slurm_rare's fields is set. */
+static bool has_rare (const struct jobspec_fields *f)
+{
+    /* one test of them all ORed, not a branch each */
+    return ((uintptr_t)f->admin_comment | (uintptr_t)f->tres_per_socket |
+            (uintptr_t)f->cpus_per_tres | (uintptr_t)f->mem_per_tres |
+            f->mem_per | f->time_min | f->exclusive | f->mail_type) != 0 ||
+           f->max_nodes > f->nodes;
+}
+
 /* attributes.system.slurm: what has no Flux name. */
 static void slurm_extras (json_t *system,
                           const struct jobspec_fields *f,
@@ -315,10 +372,37 @@ static void slurm_extras (json_t *system,
                              json_integer ((json_int_t)f->begin_time));
     if (f->nice != 0)
         json_object_set_new (slurm, "nice", json_integer (f->nice));
+    if (has_rare (f))
+        slurm_rare (slurm, f);
     if (json_object_size (slurm) > 0)
         json_object_set_new (system, "slurm", slurm);
     else
         json_decref (slurm);
+}
+
+/* {type: file, path}, as flux submit --output/--error writes it. */
+static json_t *output_file (const char *path)
+{
+    return set (set (json_object (), "type", json_string_nocheck ("file")),
+                "path", json_string (path));
+}
+
+/* -o/-e as Flux's shell output options (paths as given: Slurm expands
+ * its %j patterns, not Flux's {{id}}). */
+static void output (json_t *system, const struct jobspec_fields *f)
+{
+    json_t *out = json_object ();
+
+    if (f->std_out && f->std_out[0])
+        set (out, "stdout", output_file (f->std_out));
+    if (f->std_err && f->std_err[0])
+        set (out, "stderr", output_file (f->std_err));
+    if (json_object_size (out) == 0) {
+        json_decref (out);
+        return;
+    }
+    set (system, "shell",
+         set (json_object (), "options", set (json_object (), "output", out)));
 }
 
 json_t *jobspec_build (const struct jobspec_fields *f)
@@ -347,6 +431,8 @@ json_t *jobspec_build (const struct jobspec_fields *f)
     if ((cons = constraints (f->features)))
         json_object_set_new (system, "constraints", cons);
     slurm_extras (system, f, dependency);
+    if (f->std_out || f->std_err)
+        output (system, f);
     free (dependency);
 
     json_t *task = set (set (set (json_object (), "command", command (f)),

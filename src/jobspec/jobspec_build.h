@@ -13,16 +13,36 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* How a job holds its nodes (Slurm's --exclusive[=user|mcs|topo]). */
+enum jobspec_exclusive {
+    JOBSPEC_SHARED = 0,     /* Slurm's default */
+    JOBSPEC_EXCLUSIVE_NODE, /* --exclusive: whole nodes */
+    JOBSPEC_EXCLUSIVE_USER, /* shares nodes only with the user's jobs */
+    JOBSPEC_EXCLUSIVE_MCS,
+    JOBSPEC_EXCLUSIVE_TOPO, /* 24.11 */
+};
+
+/* What a memory request counts (--mem or --mem-per-cpu). */
+enum jobspec_memory {
+    JOBSPEC_MEM_UNSET = 0,
+    JOBSPEC_MEM_PER_NODE, /* 0 MB is all of each node's memory */
+    JOBSPEC_MEM_PER_CPU,
+};
+
 /* One job as Slurm describes it, with unset values as 0 or NULL (never
  * Slurm's NO_VAL/INFINITE sentinels).  Strings are borrowed. */
 struct jobspec_fields {
     uint32_t nodes;          /* minimum node count; 0 = not asked for */
+    uint32_t max_nodes;      /* -N min-max; 0 = unset */
     uint32_t ntasks;         /* 0 = unset */
     uint16_t cpus_per_task;  /* 0 = unset (1) */
     uint16_t tasks_per_node; /* 0 = unset */
-    bool exclusive;          /* whole nodes */
-    uint32_t time_limit;     /* minutes; 0 = unlimited */
-    const char *partition;   /* may be a list "a,b" */
+    enum jobspec_exclusive exclusive;
+    enum jobspec_memory mem_per;
+    uint64_t mem_mb;       /* with mem_per */
+    uint32_t time_limit;   /* minutes; 0 = unlimited */
+    uint32_t time_min;     /* minutes; 0 = unset */
+    const char *partition; /* may be a list "a,b" */
     const char *account;
     const char *wckey;
     const char *work_dir;
@@ -30,12 +50,20 @@ struct jobspec_fields {
     const char *dependency; /* as submitted, or as slurmctld rewrites it */
     const char *features;
     const char *comment;
+    const char *admin_comment;
     const char *qos;
     const char *reservation;
     const char *licenses;
     const char *tres_per_job; /* e.g. "gres:gpu:2" */
     const char *tres_per_node;
+    const char *tres_per_socket;
     const char *tres_per_task;
+    const char *cpus_per_tres;
+    const char *mem_per_tres;
+    const char *std_out; /* paths as given, Slurm's %j patterns kept */
+    const char *std_err;
+    uint16_t mail_type; /* Slurm's MAIL_* bits (jobspec_mail.h); 0 = unset */
+    const char *mail_user;
     int64_t begin_time; /* epoch seconds; 0 = unset */
     int32_t nice;       /* signed nice value; 0 = unset */
     char *const *argv;  /* the batch script and its arguments */
@@ -50,5 +78,9 @@ json_t *jobspec_build (const struct jobspec_fields *f);
 /* A string lowercased, as slurmctld stores accounts and wckeys.  New
  * reference. */
 json_t *jobspec_lowercase (const char *s);
+
+/* "node", "user", "mcs" or "topo" (attributes.system.slurm.exclusive);
+ * NULL for JOBSPEC_SHARED. */
+const char *jobspec_exclusive_name (enum jobspec_exclusive e);
 
 #endif

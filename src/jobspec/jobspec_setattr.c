@@ -30,6 +30,9 @@ static const struct {
     {"dependencies", "--dependency"},
     {"constraints", "--constraint"},
     {"slurm", "the Slurm option of that name"},
+    /* shell.options.output holds -o/-e; Flux's other shell options mean
+     * nothing to a Slurm job */
+    {"shell", "--output and --error"},
 };
 
 static int say (char *err, size_t errlen, const char *fmt, ...)

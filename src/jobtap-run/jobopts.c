@@ -1,15 +1,20 @@
 /* jobopts: jobtap-run's options, the job options read the way sbatch
  * reads them and slurmctld completes them, into struct jobspec_fields. */
+#include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobopts.h"
 #include "jobspec_setattr.h"
+#include "jobspec_mail.h"
+#include "jobspec_update.h"
 
 void jobopts_usage (FILE *f)
 {
@@ -31,8 +36,12 @@ void jobopts_usage (FILE *f)
         "  -G, --gpus=N            --gpus-per-node=N     --gpus-per-task=N\n"
         "  --gres=LIST             --constraint=LIST     -L, --licenses=LIST\n"
         "  --comment=TEXT          -q, --qos=NAME        --reservation=NAME\n"
-        "  --nice[=N]              --setattr=KEY[=VALUE] (as with "
-        "spank_jobtap.so)\n"
+        "  --nice[=N]              -N, --nodes=MIN-MAX   --time-min=TIME\n"
+        "  --mem=SIZE              --mem-per-cpu=SIZE    --mem-per-gpu=SIZE\n"
+        "  --cpus-per-gpu=N        --gpus-per-socket=N   --begin=now+N[unit]\n"
+        "  --exclusive[=user|mcs|topo]                   -o, --output=PATH\n"
+        "  -e, --error=PATH        --mail-type=LIST      --mail-user=ADDR\n"
+        "  --setattr=KEY[=VALUE]   (as with spank_jobtap.so)\n"
         "  -H, --hold (urgency 0)  --urgency=N           --uid=N\n"
         "  --id=N (job id to use)\n"
         "What Slurm fills in for a job that gives none:\n"
@@ -60,6 +69,12 @@ void jobopts_init (struct jobopts *o)
 void jobopts_free (struct jobopts *o)
 {
     free (o->cwd);
+    free (o->std_out);
+    free (o->std_err);
+    free (o->mail_user);
+    free (o->tres_per_socket);
+    free (o->cpus_per_tres);
+    free (o->mem_per_tres);
     free (o->tres_per_job);
     free (o->tres_per_node);
     free (o->tres_per_task);
@@ -108,6 +123,66 @@ static long parse_minutes (const char *s)
 {
     long secs = parse_seconds (s);
     return secs < 0 ? -1 : (secs + 59) / 60;
+}
+
+/* A size as sbatch reads it (str_to_mbytes): MB, or with a K, M, G or T
+ * suffix (and an optional B); -1 if invalid. */
+static long long parse_mbytes (const char *s)
+{
+    char *end;
+    long long v = strtoll (s, &end, 10);
+    const char *units = "kmgt";
+    const char *u;
+
+    if (end == s || v < 0)
+        return -1;
+    if (*end == '\0')
+        return v;
+    if (!(u = strchr (units, tolower ((unsigned char)*end))) ||
+        (end[1] && (tolower ((unsigned char)end[1]) != 'b' || end[2])))
+        return -1;
+    switch (*u) {
+    case 'k':
+        return (v + 1023) / 1024; /* rounded up, as sbatch */
+    case 'g':
+        return v * 1024;
+    case 't':
+        return v * 1024 * 1024;
+    }
+    return v;
+}
+
+/* --begin as now, now+N (seconds) or now+N with a unit (s, min, hours,
+ * days, weeks, or any prefix sbatch takes): epoch seconds, -1 if
+ * invalid. */
+static long long parse_begin (const char *s)
+{
+    static const struct {
+        const char *name;
+        long long secs;
+    } units[] = {{"seconds", 1},
+                 {"minutes", 60},
+                 {"hours", 3600},
+                 {"days", 86400},
+                 {"weeks", 604800}};
+    long long now = (long long)time (NULL), n;
+    char *end;
+
+    if (strncasecmp (s, "now", 3))
+        return -1;
+    if (s[3] == '\0')
+        return now;
+    if (s[3] != '+')
+        return -1;
+    n = strtoll (s + 4, &end, 10);
+    if (end == s + 4 || n < 0)
+        return -1;
+    if (*end == '\0')
+        return now + n;
+    for (size_t i = 0; i < sizeof (units) / sizeof (units[0]); i++)
+        if (!strncasecmp (end, units[i].name, strlen (end)))
+            return now + n * units[i].secs;
+    return -1;
 }
 
 /* "gres:gpu:SPEC", as sbatch writes a --gpus* option into a TRES field;
@@ -163,6 +238,15 @@ enum {
     OPT_RESV,
     OPT_NICE,
     OPT_SETATTR,
+    OPT_TIME_MIN,
+    OPT_MEM,
+    OPT_MEM_PER_CPU,
+    OPT_MEM_PER_GPU,
+    OPT_CPUS_PER_GPU,
+    OPT_GPUS_PER_SOCKET,
+    OPT_BEGIN,
+    OPT_MAIL_TYPE,
+    OPT_MAIL_USER,
 };
 
 static const struct option longopts[] = {
@@ -174,7 +258,7 @@ static const struct option longopts[] = {
     {"ntasks", required_argument, NULL, 'n'},
     {"cpus-per-task", required_argument, NULL, 'c'},
     {"ntasks-per-node", required_argument, NULL, OPT_TPN},
-    {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"exclusive", optional_argument, NULL, OPT_EXCLUSIVE},
     {"time", required_argument, NULL, 't'},
     {"partition", required_argument, NULL, 'p'},
     {"account", required_argument, NULL, 'A'},
@@ -192,6 +276,17 @@ static const struct option longopts[] = {
     {"reservation", required_argument, NULL, OPT_RESV},
     {"nice", optional_argument, NULL, OPT_NICE},
     {"setattr", required_argument, NULL, OPT_SETATTR},
+    {"time-min", required_argument, NULL, OPT_TIME_MIN},
+    {"mem", required_argument, NULL, OPT_MEM},
+    {"mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU},
+    {"mem-per-gpu", required_argument, NULL, OPT_MEM_PER_GPU},
+    {"cpus-per-gpu", required_argument, NULL, OPT_CPUS_PER_GPU},
+    {"gpus-per-socket", required_argument, NULL, OPT_GPUS_PER_SOCKET},
+    {"begin", required_argument, NULL, OPT_BEGIN},
+    {"mail-type", required_argument, NULL, OPT_MAIL_TYPE},
+    {"mail-user", required_argument, NULL, OPT_MAIL_USER},
+    {"output", required_argument, NULL, 'o'},
+    {"error", required_argument, NULL, 'e'},
     {"hold", no_argument, NULL, 'H'},
     {"wckey", required_argument, NULL, OPT_WCKEY},
     {"urgency", required_argument, NULL, OPT_URGENCY},
@@ -204,7 +299,7 @@ static const struct option longopts[] = {
 };
 
 /* -c is cpus-per-task as in sbatch, so the config is -C/--config. */
-static const char *shortopts = "+C:f:vhN:n:c:t:p:A:J:d:D:G:L:q:H";
+static const char *shortopts = "+C:f:vhN:n:c:t:p:A:J:d:D:G:L:q:Ho:e:";
 
 static int bad (const char *what, const char *arg)
 {
@@ -218,6 +313,87 @@ static int count (const char *arg, unsigned long max, unsigned long *v)
     char *end;
     *v = strtoul (arg, &end, 10);
     return end == arg || *end || *v > max ? -1 : 0;
+}
+
+/* -N MIN or MIN-MAX, as sbatch: MIN alone is MIN-MIN. */
+static int node_range (struct jobspec_fields *f, const char *arg)
+{
+    char *end;
+    unsigned long min = strtoul (arg, &end, 10), max = min;
+
+    if (end == arg || min > UINT32_MAX - 2)
+        return bad ("node count", arg);
+    if (*end == '-' && end[1]) {
+        char *rest = end + 1;
+        max = strtoul (rest, &end, 10);
+        if (end == rest || max < min || max > UINT32_MAX - 2)
+            return bad ("node count", arg);
+    }
+    if (*end)
+        return bad ("node count", arg);
+    f->nodes = min;
+    f->max_nodes = max;
+    return 0;
+}
+
+static int set_string (char **field, const char *s)
+{
+    free (*field);
+    return (*field = strdup (s)) ? 0 : -1;
+}
+
+/* The options of issue 19's wider map. */
+static int parse_more (int c, struct jobopts *o)
+{
+    struct jobspec_fields *f = &o->f;
+    long long v;
+    long t;
+
+    switch (c) {
+    case OPT_TIME_MIN:
+        if ((t = parse_minutes (optarg)) < 0 || t > UINT32_MAX - 2)
+            return bad ("time", optarg);
+        f->time_min = t;
+        break;
+    case OPT_MEM:
+    case OPT_MEM_PER_CPU:
+        if ((v = parse_mbytes (optarg)) < 0)
+            return bad ("memory size", optarg);
+        f->mem_per = c == OPT_MEM ? JOBSPEC_MEM_PER_NODE : JOBSPEC_MEM_PER_CPU;
+        /* --mem-per-cpu=0 is --mem=0 (slurmctld) */
+        if (v == 0)
+            f->mem_per = JOBSPEC_MEM_PER_NODE;
+        f->mem_mb = (uint64_t)v;
+        break;
+    case OPT_MEM_PER_GPU:
+        if ((v = parse_mbytes (optarg)) < 0)
+            return bad ("memory size", optarg);
+        free (o->mem_per_tres);
+        return asprintf (&o->mem_per_tres, "gres:gpu:%lld", v) < 0 ? -1 : 0;
+    case OPT_CPUS_PER_GPU:
+        return add_tres (&o->cpus_per_tres, "gres:gpu:", optarg);
+    case OPT_GPUS_PER_SOCKET:
+        return add_tres (&o->tres_per_socket, "gres:gpu:", optarg);
+    case OPT_BEGIN:
+        if ((v = parse_begin (optarg)) < 0)
+            return bad ("begin time", optarg);
+        f->begin_time = v;
+        break;
+    case OPT_MAIL_TYPE:
+        if (jobspec_mail_type_parse (optarg, &f->mail_type) < 0)
+            return bad ("mail type", optarg);
+        break;
+    case OPT_MAIL_USER:
+        return set_string (&o->mail_user, optarg);
+    case 'o':
+        return set_string (&o->std_out, optarg);
+    case 'e':
+        return set_string (&o->std_err, optarg);
+    default:
+        jobopts_usage (stderr);
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_one (int c, struct jobopts *o, struct runopts *r)
@@ -240,10 +416,7 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
         jobopts_usage (stdout);
         exit (0);
     case 'N':
-        if (count (optarg, UINT32_MAX - 2, &n) < 0)
-            return bad ("node count", optarg);
-        f->nodes = n;
-        break;
+        return node_range (f, optarg);
     case 'n':
         if (count (optarg, UINT32_MAX - 2, &n) < 0)
             return bad ("task count", optarg);
@@ -260,7 +433,11 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
         f->tasks_per_node = n;
         break;
     case OPT_EXCLUSIVE:
-        f->exclusive = true;
+        /* sbatch: --exclusive is whole nodes, =user|mcs|topo the kinds */
+        f->exclusive =
+            !optarg ? JOBSPEC_EXCLUSIVE_NODE : jobspec_exclusive_parse (optarg);
+        if (f->exclusive == JOBSPEC_SHARED)
+            return bad ("exclusive", optarg);
         break;
     case 't':
         if ((t = parse_minutes (optarg)) < 0 || t > UINT32_MAX - 2)
@@ -350,9 +527,22 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
         r->print_jobspec = true;
         break;
     default:
-        jobopts_usage (stderr);
-        return -1;
+        return parse_more (c, o);
     }
+    return 0;
+}
+
+/* A path under dir unless absolute, as sbatch's -o and -e. */
+static int absolute (char **path, const char *dir)
+{
+    char *s;
+
+    if (!*path || (*path)[0] == '/')
+        return 0;
+    if (asprintf (&s, "%s/%s", dir, *path) < 0)
+        return -1;
+    free (*path);
+    *path = s;
     return 0;
 }
 
@@ -367,6 +557,12 @@ int jobopts_parse (int argc, char **argv, struct jobopts *o, struct runopts *r)
     /* sbatch sends its current directory when -D is not given */
     if (!o->cwd && set_cwd (o, NULL) < 0) {
         perror ("jobtap-run: getcwd");
+        return -1;
+    }
+    /* and -o, -e under -D's directory when relative */
+    if (absolute (&o->std_out, o->cwd) < 0 ||
+        absolute (&o->std_err, o->cwd) < 0) {
+        perror ("jobtap-run");
         return -1;
     }
     return optind;
@@ -395,7 +591,9 @@ static int add_setattr (json_t *spec, const json_t *attrs)
     return rc;
 }
 
-json_t *jobopts_jobspec (const struct jobopts *o, const struct runopts *r)
+void jobopts_fields (const struct jobopts *o,
+                     const struct runopts *r,
+                     struct jobspec_fields *fp)
 {
     struct jobspec_fields f = o->f;
 
@@ -403,6 +601,16 @@ json_t *jobopts_jobspec (const struct jobopts *o, const struct runopts *r)
     f.tres_per_job = o->tres_per_job;
     f.tres_per_node = o->tres_per_node;
     f.tres_per_task = o->tres_per_task;
+    f.tres_per_socket = o->tres_per_socket;
+    f.cpus_per_tres = o->cpus_per_tres;
+    f.mem_per_tres = o->mem_per_tres;
+    f.std_out = o->std_out;
+    f.std_err = o->std_err;
+    /* slurmctld mails the job's user when no --mail-user */
+    if (f.mail_type) {
+        struct passwd *pw = getpwuid ((uid_t)o->uid);
+        f.mail_user = o->mail_user ? o->mail_user : pw ? pw->pw_name : "nobody";
+    }
     /* sbatch --wrap names the job "wrap" */
     if (!f.name)
         f.name = "wrap";
@@ -411,6 +619,13 @@ json_t *jobopts_jobspec (const struct jobopts *o, const struct runopts *r)
         f.partition = r->default_queue;
     if (!o->time_set)
         f.time_limit = r->default_time;
+    *fp = f;
+}
+
+json_t *jobopts_jobspec (const struct jobopts *o, const struct runopts *r)
+{
+    struct jobspec_fields f;
+    jobopts_fields (o, r, &f);
     json_t *spec = jobspec_build (&f);
     if (spec && o->setattr && json_object_size (o->setattr) > 0 &&
         add_setattr (spec, o->setattr) < 0) {

@@ -35,6 +35,8 @@ struct jobopts {
     /* strings f points to that were built here (malloc'd) */
     char *cwd, *tres_per_job, *tres_per_node, *tres_per_task;
     json_t *setattr; /* --setattr options, as spank_jobtap.so keeps them */
+    char *tres_per_socket, *cpus_per_tres, *mem_per_tres;
+    char *std_out, *std_err, *mail_user;
 };
 
 void runopts_init (struct runopts *r);
@@ -46,6 +48,12 @@ void jobopts_free (struct jobopts *o);
  * first non-option, or -1 on error (said on stderr).  -h prints the usage
  * and exits. */
 int jobopts_parse (int argc, char **argv, struct jobopts *o, struct runopts *r);
+
+/* The fields of the job o describes, r's defaults filled in (strings
+ * borrowed from o and r). */
+void jobopts_fields (const struct jobopts *o,
+                     const struct runopts *r,
+                     struct jobspec_fields *f);
 
 /* The jobspec of the job o describes, r's defaults filled in.  New
  * reference, or NULL when out of memory. */

@@ -20,6 +20,7 @@
 
 #include "host.h"
 #include "jobopts.h"
+#include "jobspec_resize.h"
 #include "jobspec_update.h"
 
 static struct runopts run;
@@ -184,6 +185,20 @@ static void print_jobspec (uint64_t id, json_t *js)
     free (s);
 }
 
+/* A resources or tasks update of a job built from options: refused as
+ * slurmctld refuses it (a job from a JSON file has no Slurm request to
+ * check against). */
+static int resize_check (const struct jobopts *o, json_t *checked, char **msg)
+{
+    struct jobspec_fields now, out;
+
+    if (!json_object_get (checked, "resources")
+        && !json_object_get (checked, "tasks"))
+        return 0;
+    jobopts_fields (o, &run, &now);
+    return jobspec_resize (&now, checked, &out, msg);
+}
+
 /* Submit as job_submit/jobtap does: the runtime decides, then the updates
  * the plugins asked for must have a Slurm equivalent, or slurmctld would
  * refuse the job.  The runtime keeps the updated jobspec for job.new. */
@@ -218,7 +233,9 @@ static int submit (struct jobopts *o, const char *file)
         return 1;
     }
     if (updates && json_object_size (updates) > 0) {
-        if (!(checked = jobspec_updates_check (updates, &msg))) {
+        if (!(checked = jobspec_updates_check (updates, &msg))
+            || (!file && resize_check (o, checked, &msg) < 0)) {
+            json_decref (checked);
             jobtap_host_submit_abort (token);
             out ("job %ju: rejected: %s", (uintmax_t)id,
                  msg ? msg : "out of memory");

@@ -82,7 +82,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         return SLURM_ERROR;
     }
     if (updates && json_object_size (updates) > 0 &&
-        jobspec_apply_updates (desc, updates, &msg) < 0) {
+        jobspec_apply_updates (desc, NULL, updates, &msg) < 0) {
         json_decref (updates);
         jobtap_host_submit_abort (token);
         info ("jobtap: rejected a job of user %u: %s", desc->user_id, msg);
@@ -158,7 +158,7 @@ static int update_from_modify (job_desc_msg_t *desc,
                                uint32_t submit_uid,
                                char **err_msg)
 {
-    json_t *request = jobspec_updates_from_desc (desc);
+    json_t *request = jobspec_updates_from_desc (desc, job);
     json_t *final = NULL, *added = NULL;
     jobtap_host_error_t err = {{0}};
     uint32_t role =
@@ -184,7 +184,7 @@ static int update_from_modify (job_desc_msg_t *desc,
     }
     added = added_updates (request, final);
     if (json_object_size (added) > 0 &&
-        jobspec_apply_updates (desc, added, &msg) < 0) {
+        jobspec_apply_updates (desc, job, added, &msg) < 0) {
         rc = reject_update (job, submit_uid, msg, err_msg);
         xfree (msg);
     }

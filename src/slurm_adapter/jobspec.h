@@ -1,9 +1,11 @@
 /* Slurm job <-> Flux jobspec version 1 (docs/jobspec.md is the contract).
  *
  * The Slurm half of the mapping: a job_desc or job record read into
- * struct jobspec_fields (built by src/jobspec/jobspec_build), and checked
- * jobspec updates (src/jobspec/jobspec_update) applied back to a job_desc.
- * Called by the adapter's Slurm hooks; slurmctld's locks as noted. */
+ * struct jobspec_fields (built by src/jobspec/jobspec_build; jobspec.c),
+ * and checked jobspec updates (src/jobspec/jobspec_update) applied back
+ * to a job_desc, or a job_modify request read as updates
+ * (jobspec_apply.c).  Called by the adapter's Slurm hooks; slurmctld's
+ * locks as noted. */
 #ifndef SLURM_JOBTAP_JOBSPEC_H
 #define SLURM_JOBTAP_JOBSPEC_H
 
@@ -11,6 +13,8 @@
 #include <stdbool.h>
 
 #include "src/slurmctld/slurmctld.h"
+
+#include "jobspec_build.h"
 
 /* Where a submission's defaults come from: slurmctld's partition table
  * inside slurmctld (jobspec_slurmctld_partitions), a stub in tests and
@@ -41,14 +45,34 @@ json_t *jobspec_from_record (const job_record_t *job);
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc);
 int jobspec_urgency_from_record (const job_record_t *job);
 
-/* The fields a job_modify request changes, as dotted jobspec keys
- * (e.g. {"attributes.system.duration": 3600.0}). New reference. */
-json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc);
+/* A job_desc's fields (parts NULL: no partition or time limit filled
+ * in).  *mail_user is what f->mail_user points to when slurmctld's
+ * default was filled in (xfree it after f), else NULL. */
+void jobspec_fields_from_desc (const job_desc_msg_t *desc,
+                               const struct jobspec_partitions *parts,
+                               struct jobspec_fields *f,
+                               char **mail_user);
 
-/* Apply jobspec updates (dotted keys -> values) to a job_desc. Returns 0,
- * or -1 with *errmsg (xmalloc'd) naming the first key that has no Slurm
- * equivalent or a value of the wrong type; desc is then left unchanged. */
+/* A job record's fields (borrowed from it). Needs the job read lock. */
+void jobspec_fields_from_record (const job_record_t *job,
+                                 struct jobspec_fields *f);
+
+/* The fields a job_modify request for job changes, as dotted jobspec
+ * keys (e.g. {"attributes.system.duration": 3600.0}; a new node count,
+ * task count or cpus per task as the new "resources" and "tasks").  New
+ * reference. */
+json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc,
+                                   const job_record_t *job);
+
+/* Apply jobspec updates (dotted keys -> values) to a job_desc: a whole
+ * submission when job is NULL, else a request to update job (post-submit
+ * updates and job_modify), which Slurm's update_job then makes.  Returns
+ * 0, or -1 with *errmsg (xmalloc'd) naming the first key that has no
+ * Slurm equivalent, a value of the wrong type or a change Slurm cannot
+ * make there; desc is then left unchanged.  With job, needs the job read
+ * lock. */
 int jobspec_apply_updates (job_desc_msg_t *desc,
+                           const job_record_t *job,
                            json_t *updates,
                            char **errmsg);
 

@@ -95,7 +95,7 @@ void post_update_apply (struct adapter_ctx *ctx, const struct action *a)
         goto out;
     slurm_init_job_desc_msg (desc);
     desc->job_id = a->id;
-    if (jobspec_apply_updates (desc, updates, &why) < 0) {
+    if (jobspec_apply_updates (desc, job, updates, &why) < 0) {
         error ("jobtap: %pJ: %s's update cannot be made in Slurm: %s", job,
                plugin, why);
         agree_with_record (job, updates);

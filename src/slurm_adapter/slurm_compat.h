@@ -5,7 +5,8 @@
  * it was only checked on 24.11, releases between the two may need it
  * moved (docs/admin.md, "Other Slurm releases").
  *
- * Include after src/slurmctld/slurmctld.h. */
+ * Include after src/slurmctld/slurmctld.h, and after jobspec_build.h for
+ * the jobspec mapping's part. */
 #ifndef SLURM_JOBTAP_SLURM_COMPAT_H
 #define SLURM_JOBTAP_SLURM_COMPAT_H
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "slurm/slurm.h"
+#include "src/common/xstring.h"
 
 #define JOBTAP_SLURM_AT_LEAST(major, minor, micro) \
     (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM (major, minor, micro))
@@ -73,6 +75,114 @@ static inline const char *jobtap_compat_tres_per_task (const char *tpt)
     }
 #endif
     return tpt;
+}
+
+
+#ifdef SLURM_JOBTAP_JOBSPEC_BUILD_H
+/* The licenses a job asked for. 24.11 (checked there) keeps them in
+ * lic_req: its licenses also counts those that TRES requests imply. */
+static inline const char *jobtap_compat_record_licenses (const job_record_t *j)
+{
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    return j->lic_req;
+#else
+    return j->licenses;
+#endif
+}
+
+/* --exclusive[=user|mcs|topo] as job_desc's shared; =topo is new in
+ * 24.11. */
+static inline enum jobspec_exclusive jobtap_compat_exclusive_of (
+    uint16_t shared)
+{
+    switch (shared) {
+    case JOB_SHARED_NONE:
+        return JOBSPEC_EXCLUSIVE_NODE;
+    case JOB_SHARED_USER:
+        return JOBSPEC_EXCLUSIVE_USER;
+    case JOB_SHARED_MCS:
+        return JOBSPEC_EXCLUSIVE_MCS;
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    case JOB_SHARED_TOPO:
+        return JOBSPEC_EXCLUSIVE_TOPO;
+#endif
+    default:
+        return JOBSPEC_SHARED;
+    }
+}
+
+/* The job_desc shared value of an exclusive kind; NO_VAL16 for
+ * JOBSPEC_SHARED (Slurm's default), and for =topo before 24.11, which
+ * has none (the caller refuses it). */
+static inline uint16_t jobtap_compat_shared_of (enum jobspec_exclusive e)
+{
+    switch (e) {
+    case JOBSPEC_EXCLUSIVE_NODE:
+        return JOB_SHARED_NONE;
+    case JOBSPEC_EXCLUSIVE_USER:
+        return JOB_SHARED_USER;
+    case JOBSPEC_EXCLUSIVE_MCS:
+        return JOB_SHARED_MCS;
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    case JOBSPEC_EXCLUSIVE_TOPO:
+        return JOB_SHARED_TOPO;
+#endif
+    default:
+        return NO_VAL16;
+    }
+}
+
+/* The record's kind of exclusive. 22.05's whole_node is one value
+ * (WHOLE_NODE_MCS is 3); 24.11's is bits (WHOLE_NODE_MCS 4, WHOLE_TOPO). */
+static inline enum jobspec_exclusive jobtap_compat_record_exclusive (
+    const jobtap_job_details_t *det)
+{
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    if (det->whole_node & WHOLE_TOPO)
+        return JOBSPEC_EXCLUSIVE_TOPO;
+    if (det->whole_node & WHOLE_NODE_MCS)
+        return JOBSPEC_EXCLUSIVE_MCS;
+    if (det->whole_node & WHOLE_NODE_USER)
+        return JOBSPEC_EXCLUSIVE_USER;
+#else
+    if (det->whole_node == WHOLE_NODE_MCS)
+        return JOBSPEC_EXCLUSIVE_MCS;
+    if (det->whole_node == WHOLE_NODE_USER)
+        return JOBSPEC_EXCLUSIVE_USER;
+#endif
+    return det->share_res == 0 && (det->whole_node & WHOLE_NODE_REQUIRED)
+               ? JOBSPEC_EXCLUSIVE_NODE
+               : JOBSPEC_SHARED;
+}
+#endif /* SLURM_JOBTAP_JOBSPEC_BUILD_H */
+
+/* update_job changes a job's stderr path since 24.11 (checked there);
+ * 22.05 ignores it. */
+#define JOBTAP_UPDATE_JOB_HAS_STD_ERR JOBTAP_SLURM_AT_LEAST (24, 11, 0)
+
+/* tres_per_task as a policy writes it (without 24.11's "cpu=N", see
+ * above), for a job whose tres_per_task is old: 24.11's leading "cpu=N"
+ * is kept, with cpus_per_task's count when that is set (not NO_VAL16).
+ * xmalloc'd. */
+static inline char *jobtap_compat_tres_per_task_write (const char *old,
+                                                       const char *value,
+                                                       uint16_t cpus_per_task)
+{
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    if (old && strncmp (old, "cpu=", 4) == 0) {
+        char *s = NULL;
+        if (cpus_per_task != NO_VAL16)
+            xstrfmtcat (s, "cpu=%u", (unsigned)cpus_per_task);
+        else
+            xstrncat (s, old, strcspn (old, ","));
+        if (value && value[0])
+            xstrfmtcat (s, ",%s", value);
+        return s;
+    }
+#endif
+    (void)old;
+    (void)cpus_per_task;
+    return xstrdup (value);
 }
 
 #endif

@@ -23,7 +23,8 @@ first=$(sbatch --parsable -o /dev/null -t 1 --wrap 'sleep 30')
 # A job may be refused after job_submit (qos, reservation, licenses the
 # test cluster lacks): its jobspec is logged all the same. GPU requests are
 # refused before job_submit on a cluster without GRES: test_slurm_jobspec
-# and t-jobtap-run.sh cover them.
+# and t-jobtap-run.sh cover them.  Both get -o /dev/null, which is in the
+# jobspec (Flux's stdout path).
 same() {
 	local n before slurm offline
 	before=$(submissions | wc -l)
@@ -31,7 +32,7 @@ same() {
 	cluster_wait_for 10 sh -c "[ \$(sed -n 's/.*jobtap: jobspec of a submission by uid 0: //p' '$CLUSTER_DIR/log/slurmctld.log' | wc -l) -gt $before ]"
 	n=$(submissions | wc -l)
 	slurm=$(submissions | tail -n 1)
-	offline=$(cd /tmp && "$run" --default-queue debug --print-jobspec "$@" 2>&1 |
+	offline=$(cd /tmp && "$run" --default-queue debug --print-jobspec -o /dev/null "$@" 2>&1 |
 		sed -n 's/^job 1: jobspec //p')
 	ok $([ "$n" -eq $((before + 1)) ] && [ -n "$offline" ]; echo $?) "$*: one jobspec each way"
 	is "$offline" "$slurm" "$*: jobtap-run builds slurmctld's jobspec"
@@ -44,6 +45,10 @@ same -N 2 --ntasks-per-node=2 -t 2-0
 same -N 1 -n 3 -c 2 -t 0 --exclusive
 same --dependency="afterok:$first:$first,singleton" -q normal --reservation=r1 -L lic:1 --constraint='a&b'
 same -d "$first" --constraint='a|b' --nice
+# issue 19's wider map (memory the node lacks: refused after job_submit)
+same -N 1-2 -n 2 -t 10 --time-min=2 --mem=100 --mail-type=END,FAIL --mail-user=ops@example.com
+same -n 2 --mem-per-cpu=50 --mail-type=begin -e err.txt --exclusive=user
+same -N 1 -D sub/dir -e err.txt --exclusive --mem-per-cpu=0
 
 cluster_finish
 done_testing

@@ -37,8 +37,17 @@ rm -f "$script"
 # The jobspec is slurmctld's (src/jobspec builds both): duration a real.
 out=$(cd /tmp && "$run" --print-jobspec -N 1 -n 2 -t 1:30 -p debug -A MyAcct -D /tmp \
 	--exclusive --gpus-per-task=1 -d afterok:5:6 2>&1 | sed -n 's/^job 1: jobspec //p')
-is "$out" '{"attributes":{"system":{"bank":"myacct","cwd":"/tmp","dependencies":[{"scheme":"afterok","value":"5"},{"scheme":"afterok","value":"6"}],"duration":120.0,"job":{"name":"wrap"},"queue":"debug","slurm":{"dependency":"afterok:5,afterok:6","tres_per_task":"gres:gpu:1"}}},"resources":[{"count":1,"exclusive":true,"type":"node","with":[{"count":2,"label":"task","type":"slot","with":[{"count":1,"type":"core"},{"count":1,"type":"gpu"}]}]}],"tasks":[{"command":["wrap"],"count":{"per_slot":1},"slot":"task"}],"version":1}' \
+is "$out" '{"attributes":{"system":{"bank":"myacct","cwd":"/tmp","dependencies":[{"scheme":"afterok","value":"5"},{"scheme":"afterok","value":"6"}],"duration":120.0,"job":{"name":"wrap"},"queue":"debug","slurm":{"dependency":"afterok:5,afterok:6","exclusive":"node","tres_per_task":"gres:gpu:1"}}},"resources":[{"count":1,"exclusive":true,"type":"node","with":[{"count":2,"label":"task","type":"slot","with":[{"count":1,"type":"core"},{"count":1,"type":"gpu"}]}]}],"tasks":[{"command":["wrap"],"count":{"per_slot":1},"slot":"task"}],"version":1}' \
 	"--print-jobspec: the jobspec slurmctld builds (duration in whole minutes, a real)"
+out=$(cd /tmp && "$run" --print-jobspec -N 1-2 -n 2 -t 10 --time-min=5 --mem=1G \
+	--mail-type=end,begin --mail-user=ops@example.com -o out.txt -e /e --exclusive=user \
+	--cpus-per-gpu=2 --mem-per-gpu=1k --gpus-per-socket=1 -D /tmp 2>&1 | sed -n 's/^job 1: jobspec //p')
+is "$out" '{"attributes":{"system":{"cwd":"/tmp","duration":600.0,"job":{"name":"wrap"},"shell":{"options":{"output":{"stderr":{"path":"/e","type":"file"},"stdout":{"path":"/tmp/out.txt","type":"file"}}}},"slurm":{"cpus_per_tres":"gres:gpu:2","exclusive":"user","mail_type":"BEGIN,END","mail_user":"ops@example.com","max_nodes":2,"mem_per_node":1024,"mem_per_tres":"gres:gpu:1","time_min":300.0,"tres_per_socket":"gres:gpu:1"}}},"resources":[{"count":1,"type":"node","with":[{"count":2,"label":"task","type":"slot","with":[{"count":1,"type":"core"}]}]}],"tasks":[{"command":["wrap"],"count":{"per_slot":1},"slot":"task"}],"version":1}' \
+	"the wider map: a node range, time_min, memory, mail, output under -D, exclusive=user, TRES"
+out=$(cd /tmp && "$run" --print-jobspec --mem-per-cpu=0 --mail-type=fail --begin=now+1hour 2>&1 | sed -n 's/^job 1: jobspec //p')
+like "$out" '"mem_per_node":0[,}]' "--mem-per-cpu=0 is --mem=0, as slurmctld"
+like "$out" "\"mail_type\":\"FAIL\",\"mail_user\":\"$(id -un)\"" "no --mail-user mails the user"
+like "$out" '"begin_time":[0-9]{10},' "--begin=now+1hour is epoch seconds"
 out=$(cd /tmp && "$run" --print-jobspec --default-time 2:00:00 2>&1 | sed -n 's/^job 1: jobspec //p')
 like "$out" '"cwd":"/tmp",' "no -D is the current directory, as sbatch sends it"
 like "$out" '"duration":7200.0,' "no -t is --default-time"
@@ -71,6 +80,17 @@ is "$out" "job 1: rejected: jobtap: jobspec update of attributes.system.frobnica
 out=$(update_run 'key = "attributes.system.duration", value = "soon"')
 is "$out" 'job 1: rejected: jobtap: jobspec update of attributes.system.duration: invalid value "soon"' \
 	"a value of the wrong type too"
+# resources and tasks: what Slurm can express is a new request, the rest
+# is refused with slurmctld's message.
+slot='{ type = "slot", count = 2, label = "task", with = [ { type = "core", count = 2 } ] }'
+out=$(update_run "key = \"resources\", value = [ $slot ]")
+is "$?" 0 "a resources update Slurm can express is accepted (-n 2 -c 2)"
+like "$out" 'job 1: update resources = \[\{.*"type":"slot"' "... and applied"
+gpu='{ type = "slot", count = 1, label = "task", with = [ { type = "core", count = 1 }, { type = "gpu", count = 1 } ] }'
+out=$(update_run "key = \"resources\", value = [ $gpu ]")
+is "$?" 1 "a GPU Slurm was not asked for rejects the job"
+like "$out" '^job 1: rejected: jobtap: jobspec update of resources: no Slurm request has this shape' \
+	"... with slurmctld's message"
 # --setattr as spank_jobtap.so reads it, for a policy that decides on it.
 cat >"$dir/setattr.lua" <<'LUA'
 local jobtap = require "jobtap"

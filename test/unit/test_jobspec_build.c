@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jobspec_build.h"
+#include "jobspec_mail.h"
 #include "tap.h"
 
 static char *text;
@@ -124,12 +125,101 @@ static void test_shapes (void)
     json_decref (c);
 }
 
+/* Issue 19's wider map: memory, node ranges, time_min, mail, output,
+ * admin comment, TRES beyond GPUs, kinds of exclusive. */
+static void test_wider (void)
+{
+    struct jobspec_fields f;
+
+    memset (&f, 0, sizeof (f));
+    f.nodes = 1;
+    f.max_nodes = 1;
+    f.mem_per = JOBSPEC_MEM_PER_NODE;
+    f.mem_mb = 0;
+    f.time_min = 2;
+    f.admin_comment = "ac";
+    f.tres_per_socket = "gres:gpu:1";
+    f.cpus_per_tres = "gres:gpu:4";
+    f.mem_per_tres = "gres:gpu:1024";
+    f.mail_type = JOBSPEC_MAIL_END | JOBSPEC_MAIL_BEGIN;
+    f.mail_user = "ops@example.com";
+    is (build_at (&f, "attributes.system.slurm"),
+        "{\"admin_comment\":\"ac\",\"cpus_per_tres\":\"gres:gpu:4\","
+        "\"mail_type\":\"BEGIN,END\",\"mail_user\":\"ops@example.com\","
+        "\"mem_per_node\":0,\"mem_per_tres\":\"gres:gpu:1024\","
+        "\"time_min\":120.0,\"tres_per_socket\":\"gres:gpu:1\"}",
+        "--mem=0 (all of a node's), time_min in seconds, mail type as "
+        "scontrol shows it; -N 1 is no range");
+    f.max_nodes = 3;
+    f.mem_per = JOBSPEC_MEM_PER_CPU;
+    f.mem_mb = 512;
+    f.mail_type = 0;
+    f.admin_comment = f.tres_per_socket = f.cpus_per_tres = f.mem_per_tres =
+        NULL;
+    f.time_min = 0;
+    is (build_at (&f, "attributes.system.slurm"),
+        "{\"max_nodes\":3,\"mem_per_cpu\":512}",
+        "-N 1-3 is max_nodes 3; --mem-per-cpu; no mail type, no mail user");
+    is (build_at (&f, "resources.0.count"), "1", "... and a node count of 1");
+
+    memset (&f, 0, sizeof (f));
+    f.std_out = "/o/%j.out";
+    is (build_at (&f, "attributes.system.shell"),
+        "{\"options\":{\"output\":{\"stdout\":{\"path\":\"/o/%j.out\","
+        "\"type\":\"file\"}}}}",
+        "-o as flux submit --output writes it, Slurm's pattern kept");
+    f.std_err = "/e";
+    f.std_out = NULL;
+    is (build_at (&f, "attributes.system.shell.options.output"),
+        "{\"stderr\":{\"path\":\"/e\",\"type\":\"file\"}}", "-e alone");
+    f.std_err = "";
+    is (build_at (&f, "attributes.system"), "{\"duration\":0.0}",
+        "an empty path is none");
+
+    memset (&f, 0, sizeof (f));
+    f.nodes = 1;
+    f.exclusive = JOBSPEC_EXCLUSIVE_USER;
+    is (build_at (&f, "attributes.system.slurm.exclusive"), "\"user\"",
+        "--exclusive=user");
+    is (build_at (&f, "resources.0.exclusive"), "(null)",
+        "... is no exclusive node");
+    f.exclusive = JOBSPEC_EXCLUSIVE_NODE;
+    is (build_at (&f, "attributes.system.slurm.exclusive"), "\"node\"",
+        "--exclusive is \"node\"");
+    is (build_at (&f, "resources.0.exclusive"), "true",
+        "... and an exclusive node");
+}
+
+static void test_mail (void)
+{
+    char buf[128];
+    uint16_t bits = 0;
+
+    is (jobspec_mail_type_text (0, buf, sizeof (buf)), "NONE", "0 is NONE");
+    is (jobspec_mail_type_text (JOBSPEC_MAIL_TIME100 | JOBSPEC_MAIL_FAIL |
+                                    JOBSPEC_MAIL_ARRAY_TASKS,
+                                buf, sizeof (buf)),
+        "ARRAY_TASKS,FAIL,TIME_LIMIT", "in scontrol's order");
+    ok (jobspec_mail_type_parse ("end,Begin", &bits) == 0 &&
+            bits == (JOBSPEC_MAIL_END | JOBSPEC_MAIL_BEGIN),
+        "names in any case and order");
+    ok (jobspec_mail_type_parse ("ALL", &bits) == 0 && bits == 0x050f,
+        "ALL as sbatch: begin, end, fail, requeue, stage out, invalid "
+        "dependency");
+    ok (jobspec_mail_type_parse ("END,NONE", &bits) == 0 && bits == 0,
+        "NONE ends the list");
+    ok (jobspec_mail_type_parse ("END,SOON", &bits) < 0, "an unknown name");
+    ok (jobspec_mail_type_parse ("", &bits) < 0, "an empty list");
+}
+
 int main (void)
 {
     test_empty ();
     test_strings ();
     test_dependency ();
     test_shapes ();
+    test_wider ();
+    test_mail ();
     free (text);
     done_testing ();
     return 0;

@@ -10,7 +10,7 @@ static void test_keys (void)
 {
     const struct jobspec_update_key *k;
 
-    ok (jobspec_update_nkeys == 12, "12 keys have a Slurm field");
+    ok (jobspec_update_nkeys == 35, "35 keys have a Slurm field");
     k = jobspec_update_key_find ("attributes.system.duration");
     ok (k && k->kind == JOBSPEC_UPDATE_DURATION &&
             k->field == JOBSPEC_FIELD_TIME_LIMIT,
@@ -19,7 +19,19 @@ static void test_keys (void)
     ok (k && k->kind == JOBSPEC_UPDATE_LOWER, "bank is lowercased by Slurm");
     ok (!jobspec_update_key_find ("attributes.system"),
         "a key's parent is not a key");
-    ok (!jobspec_update_key_find ("resources"), "resources have no field");
+    k = jobspec_update_key_find ("resources");
+    ok (k && k->kind == JOBSPEC_UPDATE_SHAPE, "resources are a shape");
+    ok (!jobspec_update_key_find ("resources.0.count"),
+        "... updated whole, not by index");
+    k = jobspec_update_key_find (
+        "attributes.system.shell.options.output.stdout.path");
+    ok (k && k->field == JOBSPEC_FIELD_STD_OUT,
+        "Flux's stdout path is Slurm's std_out");
+    bool once = true;
+    for (size_t i = 0; i < jobspec_update_nkeys; i++)
+        once &= jobspec_update_key_find (jobspec_update_keys[i].key) ==
+                &jobspec_update_keys[i];
+    ok (once, "each key is in the table once");
 }
 
 static void
@@ -55,8 +67,12 @@ static void test_check (void)
            "{\"attributes.system.constraints\":{\"properties\":[\"a\"]},"
            "\"attributes.system.slurm.qos\":\"q\"}",
            NULL);
-    check ("{\"attributes.system.queue\": \"q\", \"tasks\": []}", NULL,
-           "jobtap: jobspec update of tasks has no Slurm equivalent");
+    check ("{\"attributes.system.queue\": \"q\", \"attributes.system.x\": 1}",
+           NULL,
+           "jobtap: jobspec update of attributes.system.x has no Slurm "
+           "equivalent");
+    check ("{\"tasks\": {}}", NULL,
+           "jobtap: jobspec update of tasks: invalid value {}");
     check ("{\"attributes.system.duration\": \"1h\"}", NULL,
            "jobtap: jobspec update of attributes.system.duration: invalid "
            "value \"1h\"");
@@ -68,6 +84,76 @@ static void test_check (void)
            NULL,
            "jobtap: jobspec update of attributes.system.constraints: invalid "
            "value {\"properties\":[\"a\"],\"x\":1}");
+}
+
+/* The keys of issue 19's wider map: values Slurm can take. */
+static void test_check_wider (void)
+{
+    check ("{\"attributes.system.slurm.mem_per_node\": 100}",
+           "{\"attributes.system.slurm.mem_per_node\":100}", NULL);
+    check ("{\"attributes.system.slurm.mem_per_cpu\": 0}",
+           "{\"attributes.system.slurm.mem_per_cpu\":0}", NULL);
+    check ("{\"attributes.system.slurm.mem_per_node\": 1.5}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.mem_per_node: "
+           "invalid value 1.5");
+    check ("{\"attributes.system.slurm.mem_per_node\": -1}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.mem_per_node: "
+           "invalid value -1");
+    check ("{\"attributes.system.slurm.mem_per_cpu\": 10, "
+           "\"attributes.system.slurm.mem_per_node\": null}",
+           "{\"attributes.system.slurm.mem_per_cpu\":10,"
+           "\"attributes.system.slurm.mem_per_node\":null}",
+           NULL);
+    check ("{\"attributes.system.slurm.mem_per_node\": null}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.mem_per_node: "
+           "null only beside the other memory key");
+    check ("{\"attributes.system.slurm.mem_per_node\": 1, "
+           "\"attributes.system.slurm.mem_per_cpu\": 2}",
+           NULL,
+           "jobtap: jobspec update of attributes.system.slurm.mem_per_node: "
+           "memory per node and per cpu together");
+    check ("{\"attributes.system.slurm.max_nodes\": 0}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.max_nodes: "
+           "invalid value 0");
+    check ("{\"attributes.system.slurm.time_min\": 90}",
+           "{\"attributes.system.slurm.time_min\":90}", NULL);
+    check ("{\"attributes.system.slurm.begin_time\": -1}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.begin_time: "
+           "invalid value -1");
+    check ("{\"attributes.system.slurm.nice\": -2147483645}",
+           "{\"attributes.system.slurm.nice\":-2147483645}", NULL);
+    check ("{\"attributes.system.slurm.nice\": 2147483646}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.nice: invalid "
+           "value 2147483646");
+    check ("{\"attributes.system.slurm.mail_type\": \"end,Begin\"}",
+           "{\"attributes.system.slurm.mail_type\":\"end,Begin\"}", NULL);
+    check ("{\"attributes.system.slurm.mail_type\": \"END,SOON\"}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.mail_type: "
+           "invalid value \"END,SOON\"");
+    check ("{\"attributes.system.slurm.exclusive\": \"user\"}",
+           "{\"attributes.system.slurm.exclusive\":\"user\"}", NULL);
+    check ("{\"attributes.system.slurm.exclusive\": true}", NULL,
+           "jobtap: jobspec update of attributes.system.slurm.exclusive: "
+           "invalid value true");
+    check ("{\"attributes.system.shell.options.output\": {\"stdout\": "
+           "{\"type\": \"file\", \"path\": \"/o\"}}}",
+           "{\"attributes.system.shell.options.output.stdout.path\":\"/o\","
+           "\"attributes.system.shell.options.output.stdout.type\":\"file\"}",
+           NULL);
+    check ("{\"attributes.system.shell.options.output.stderr.type\": "
+           "\"kvs\"}",
+           NULL,
+           "jobtap: jobspec update of "
+           "attributes.system.shell.options.output.stderr.type: invalid "
+           "value \"kvs\"");
+    check ("{\"attributes.system.shell.options.output.stdout.label\": "
+           "true}",
+           NULL,
+           "jobtap: jobspec update of "
+           "attributes.system.shell.options.output.stdout.label has no Slurm "
+           "equivalent");
+    check ("{\"resources\": [], \"tasks\": []}",
+           "{\"resources\":[],\"tasks\":[]}", NULL);
 }
 
 static void test_helpers (void)
@@ -94,6 +180,7 @@ int main (void)
 {
     test_keys ();
     test_check ();
+    test_check_wider ();
     test_helpers ();
     done_testing ();
     return 0;

@@ -1,18 +1,20 @@
-/* src/slurm_adapter/jobspec.c without slurmctld: the jobspec of a job_desc
- * with a stub partition table, the same jobspec from the equivalent job
- * record, --setattr attributes from the SPANK environment, and jobspec
- * updates applied back to a job_desc (or refused with the message the user
- * sees). */
+/* src/slurm_adapter/jobspec.c (and jobspec_apply.c) without slurmctld:
+ * the jobspec of a job_desc with a stub partition table, the same
+ * jobspec from the equivalent job record, --setattr attributes from the
+ * SPANK environment, and jobspec updates applied back to a job_desc (or
+ * refused with the message the user sees). */
 #include <config.h>
 
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
 #include "src/common/xmalloc.h"
+#include "src/common/uid.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobspec.h"
+#include "jobspec_build.h"
 #include "slurm_compat.h"
 #include "tap.h"
 
@@ -289,7 +291,7 @@ static void test_apply (void)
         "attributes.system.bank", "Ops", "attributes.system.job", "name",
         "renamed", "attributes.system.constraints", "properties", "a", "b",
         "attributes.system.slurm.comment", "c", "attributes.system.cwd", "/w");
-    ok (jobspec_apply_updates (&d, u, &msg) == 0 && !msg,
+    ok (jobspec_apply_updates (&d, NULL, u, &msg) == 0 && !msg,
         "updates with a Slurm equivalent apply");
     json_decref (u);
     isint (d.time_limit, 2, "duration 90 s is 2 minutes (rounded up)");
@@ -301,11 +303,11 @@ static void test_apply (void)
     is (d.work_dir, "/w", "cwd is the work dir");
 
     u = json_pack ("{s:i}", "attributes.system.duration", 0);
-    ok (jobspec_apply_updates (&d, u, &msg) == 0, "duration 0 applies");
+    ok (jobspec_apply_updates (&d, NULL, u, &msg) == 0, "duration 0 applies");
     json_decref (u);
     ok (d.time_limit == INFINITE, "... as an unlimited time limit");
     u = json_pack ("{s:f}", "attributes.system.duration", 0.5);
-    ok (jobspec_apply_updates (&d, u, &msg) == 0 && d.time_limit == 1,
+    ok (jobspec_apply_updates (&d, NULL, u, &msg) == 0 && d.time_limit == 1,
         "half a second is one minute, never 0 (unlimited)");
     json_decref (u);
 
@@ -313,7 +315,10 @@ static void test_apply (void)
         const char *json, *msg;
     } refused[] = {
         {"{\"attributes.system.queue\": \"x\", \"resources\": []}",
-         "jobtap: jobspec update of resources has no Slurm equivalent"},
+         "jobtap: jobspec update of resources: no Slurm request has this "
+         "shape (Slurm sets the node count, the slots per node and the "
+         "cores per slot; GPUs through attributes.system.slurm.tres_per_node "
+         "or tres_per_task)"},
         {"{\"attributes.system.frobnicate\": 1}",
          "jobtap: jobspec update of attributes.system.frobnicate has no "
          "Slurm equivalent"},
@@ -334,7 +339,7 @@ static void test_apply (void)
     for (size_t i = 0; i < sizeof (refused) / sizeof (refused[0]); i++) {
         u = json_loads (refused[i].json, 0, NULL);
         msg = NULL;
-        ok (jobspec_apply_updates (&d, u, &msg) == -1, "refused: %s",
+        ok (jobspec_apply_updates (&d, NULL, u, &msg) == -1, "refused: %s",
             refused[i].json);
         is (msg, refused[i].msg, "... with the message the user sees");
         xfree (msg);
@@ -355,14 +360,14 @@ static void test_updates_from_desc (void)
     job_desc_msg_t d;
 
     slurm_init_job_desc_msg (&d);
-    is (dump (jobspec_updates_from_desc (&d)), "{}",
+    is (dump (jobspec_updates_from_desc (&d, NULL)), "{}",
         "an empty scontrol update changes no key");
     d.time_limit = 60;
     d.partition = "p";
     d.account = "ACC";
     d.features = "f";
     d.dependency = "afterok:1";
-    is (dump (jobspec_updates_from_desc (&d)),
+    is (dump (jobspec_updates_from_desc (&d, NULL)),
         "{\"attributes.system.bank\":\"acc\",\"attributes.system.duration\":"
         "3600.0,\"attributes.system.queue\":\"p\","
         "\"attributes.system.slurm.dependency\":\"afterok:1\","
@@ -371,10 +376,138 @@ static void test_updates_from_desc (void)
     d.time_limit = INFINITE;
     is (spec_at (&d, "attributes.system.duration"), "0.0",
         "(unlimited is duration 0 in a jobspec)");
-    json_t *u = jobspec_updates_from_desc (&d);
+    json_t *u = jobspec_updates_from_desc (&d, NULL);
     is (dump (json_incref (json_object_get (u, "attributes.system.duration"))),
         "0.0", "TimeLimit=UNLIMITED is duration 0");
     json_decref (u);
+}
+
+/* Issue 19's wider map read at submit and from the record alike. */
+static void test_wider (void)
+{
+    job_desc_msg_t d;
+    job_record_t j;
+    jobtap_job_details_t det;
+    char *argv[] = {"run.sh", NULL};
+
+    desc_init (&d);
+    d.pn_min_memory = MEM_PER_CPU;
+    is (spec_at (&d, "attributes.system.slurm"), "{\"mem_per_node\":0}",
+        "--mem-per-cpu=0 is --mem=0, as slurmctld maps it");
+    d.pn_min_memory = 250 | MEM_PER_CPU;
+    is (spec_at (&d, "attributes.system.slurm"), "{\"mem_per_cpu\":250}",
+        "--mem-per-cpu=250");
+    d.mail_type = MAIL_JOB_END;
+    d.pn_min_memory = NO_VAL64;
+    char *user = uid_to_string (1000);
+    char *want =
+        xstrdup_printf ("{\"mail_type\":\"END\",\"mail_user\":\"%s\"}", user);
+    is (spec_at (&d, "attributes.system.slurm"), want,
+        "--mail-type with no --mail-user: the user, as slurmctld fills in");
+    xfree (want);
+    xfree (user);
+
+    desc_init (&d);
+    d.min_nodes = 1;
+    d.max_nodes = 2;
+    d.num_tasks = 2;
+    d.time_limit = 10;
+    d.time_min = 5;
+    d.pn_min_memory = 100;
+    d.shared = JOB_SHARED_USER;
+    d.mail_type = MAIL_JOB_BEGIN | MAIL_JOB_END;
+    d.mail_user = "ops@example.com";
+    d.std_out = "/tmp/o-%j";
+    d.std_err = "/tmp/e";
+    d.admin_comment = "ac";
+    d.licenses = "lic:1";
+    d.tres_per_node = "gres:gpu:1";
+    d.tres_per_socket = "gres:gpu:1";
+    d.cpus_per_tres = "gres:gpu:1";
+    d.mem_per_tres = "gres:gpu:100";
+    d.argv = argv;
+    d.argc = 1;
+    is (spec_at (&d, "attributes.system.slurm"),
+        "{\"admin_comment\":\"ac\",\"cpus_per_tres\":\"gres:gpu:1\","
+        "\"exclusive\":\"user\",\"licenses\":\"lic:1\",\"mail_type\":"
+        "\"BEGIN,END\",\"mail_user\":\"ops@example.com\",\"max_nodes\":2,"
+        "\"mem_per_node\":100,\"mem_per_tres\":\"gres:gpu:100\","
+        "\"time_min\":300.0,\"tres_per_node\":\"gres:gpu:1\","
+        "\"tres_per_socket\":\"gres:gpu:1\"}",
+        "memory, a node range, time_min, mail, exclusive=user, TRES");
+    is (spec_at (&d, "attributes.system.shell.options.output"),
+        "{\"stderr\":{\"path\":\"/tmp/e\",\"type\":\"file\"},\"stdout\":{"
+        "\"path\":\"/tmp/o-%j\",\"type\":\"file\"}}",
+        "-o and -e as Flux's output files");
+    is (spec_at (&d, "resources.0.exclusive"), "(null)",
+        "--exclusive=user is no exclusive node");
+
+    /* as slurmctld records it: DefMemPerCPU would be in pn_min_memory
+     * without JOB_MEM_SET; the user name in mail_user without a type */
+    memset (&j, 0, sizeof (j));
+    memset (&det, 0, sizeof (det));
+    j.details = &det;
+    j.name = "job";
+    j.partition = "debug";
+    j.time_limit = 10;
+    j.time_min = 5;
+    det.min_nodes = 1;
+    det.max_nodes = 2;
+    det.num_tasks = 2;
+    det.orig_cpus_per_task = NO_VAL16;
+    det.ntasks_per_node = NO_VAL16;
+    det.share_res = NO_VAL8;
+    det.whole_node = WHOLE_NODE_USER;
+    det.nice = NICE_OFFSET;
+    det.pn_min_memory = det.orig_pn_min_memory = 100;
+    j.bit_flags = JOB_MEM_SET;
+    j.mail_type = MAIL_JOB_BEGIN | MAIL_JOB_END;
+    j.mail_user = "ops@example.com";
+    det.std_out = "/tmp/o-%j";
+    det.std_err = "/tmp/e";
+    j.admin_comment = "ac";
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+    j.lic_req = "lic:1";
+    j.licenses = "lic:1,other:1";
+#else
+    j.licenses = "lic:1";
+#endif
+    j.tres_per_node = "gres:gpu:1";
+    j.tres_per_socket = "gres:gpu:1";
+    j.cpus_per_tres = "gres:gpu:1";
+    j.mem_per_tres = "gres:gpu:100";
+    det.argv = argv;
+    det.argc = 1;
+    want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts)));
+    is (dump (jobspec_from_record (&j)), want,
+        "the record gives the same jobspec");
+    xfree (want);
+    j.bit_flags = 0;
+    j.mail_type = 0;
+    is (dump_at (jobspec_from_record (&j),
+                 "attributes.system.slurm.mem_per_node"),
+        "(null)", "memory slurmctld filled in (no JOB_MEM_SET) is absent");
+    is (dump_at (jobspec_from_record (&j), "attributes.system.slurm.mail_user"),
+        "(null)", "a mail_user with no mail type is absent");
+}
+
+/* jobspec_fields_from_desc writes every member (it has no memset): the
+ * fields of a struct full of garbage before are those of a zeroed one. */
+static void test_every_field (void)
+{
+    job_desc_msg_t d;
+    struct jobspec_fields zeroed, garbage;
+    char *mail_user;
+
+    desc_init (&d);
+    memset (&zeroed, 0, sizeof (zeroed));
+    memset (&garbage, 0x5a, sizeof (garbage));
+    jobspec_fields_from_desc (&d, &parts, &zeroed, &mail_user);
+    jobspec_fields_from_desc (&d, &parts, &garbage, &mail_user);
+    char *want = xstrdup (dump (jobspec_build (&zeroed)));
+    is (dump (jobspec_build (&garbage)), want,
+        "every member of the fields is written");
+    xfree (want);
 }
 
 /* 24.11's sbatch -c N also sends "cpu=N" first in tres_per_task; the
@@ -465,6 +598,8 @@ int main (void)
     test_tres_per_task_cpu ();
     test_attributes ();
     test_record ();
+    test_wider ();
+    test_every_field ();
     test_apply ();
     test_updates_from_desc ();
     test_setattr ();
