@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Urgency 0 is Flux's hold (flux-core's submit-hold sets it at depend):
 # the job is held in the default site-factor mode too, as its user's hold
-# (JobHeldUser), and `scontrol release` (by an admin or the job's user)
+# (JobHeldUser), in authoritative mode as well, and `scontrol release` (by an admin or the job's user)
 # lifts it the way `flux job urgency ID default` does; a plugin raising
 # the urgency lifts it as well. And when Slurm purges a finished job
 # (MinJobAge), plugins hear job.inactive-remove.
@@ -58,6 +58,27 @@ cluster_wait_for 120 sh -c "grep -q 'lifecycle: job $id: inactive-remove' '$CLUS
 ok $? "job.inactive-remove once Slurm purged the record (MinJobAge)"
 like "$("$jobtap" rpc lifecycle.seen "{\"id\": $id}")" '"removed":true' "the plugin heard it"
 like "$("$jobtap" job "$id" 2>&1)" "No such file or directory|not found|unknown" "and jobtap has forgotten the job"
+
+# The same in authoritative mode, where jobtap's priority is Slurm's.
+cat >"$CLUSTER_DIR/jobtap.conf" <<TOML
+[job-manager]
+plugins = [ { load = "$JOBTAP_BUILD_DIR/test/integration/lifecycle.so", conf = { hold-urgency = true } } ]
+[slurm-jobtap]
+priority-mode = "authoritative"
+TOML
+before=$(grep -c 'jobtap: configuration reloaded' "$CLUSTER_DIR/log/slurmctld.log")
+scontrol reconfigure
+cluster_wait_for 30 sh -c "test \$(grep -c 'jobtap: configuration reloaded' '$CLUSTER_DIR/log/slurmctld.log') -gt $before"
+cluster_wait_for 20 squeue -h
+id=$(submit)
+cluster_wait_for 10 sh -c "squeue -h -j $id -o %r | grep -q JobHeldUser"
+is "$(squeue -h -j "$id" -o '%r %Q')" "JobHeldUser 0" "in authoritative mode urgency 0 is the user's hold too"
+out=$(as_nobody scontrol release "$id" 2>&1)
+ok $((!$?)) "nobody else's user may release it" || diag "$out"
+out=$(scontrol release "$id" 2>&1)
+ok $? "an admin's scontrol release" || diag "$out"
+ran "$id"
+ok $? "lifts it: the job runs (not only scancel ends it)"
 
 cluster_finish
 done_testing
