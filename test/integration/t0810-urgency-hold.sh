@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Urgency 0 is Flux's hold (flux-core's submit-hold sets it at depend):
-# the job is held in the default site-factor mode too, as its user's hold
-# (JobHeldUser), in authoritative mode as well, and `scontrol release` (by an admin or the job's user)
-# lifts it the way `flux job urgency ID default` does; a plugin raising
-# the urgency lifts it as well. And when Slurm purges a finished job
-# (MinJobAge), plugins hear job.inactive-remove.
+# the job is held as its user's hold (JobHeldUser) in the default
+# site-factor mode and in authoritative mode, and `scontrol release` (by
+# an admin or the job's user) lifts it the way `flux job urgency ID
+# default` does; a plugin raising the urgency lifts it as well. And when
+# Slurm purges a finished job (MinJobAge), plugins hear
+# job.inactive-remove.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 
