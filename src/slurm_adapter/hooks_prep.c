@@ -76,9 +76,18 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
                     NULL, 0);
         *async = true;
     }
-    else if (ensure_bound (job) && run_job (job)) {
-        *async = true;
-        debug ("jobtap: %pJ waits for a jobtap prolog", job);
+    else if (ensure_bound (job)) {
+        /* already RUN: slurmctld restarted (24.11 runs this once it is
+         * up, after the jobs were restored) and re-runs the hook */
+        bool again = jobtap_host_job_state (job->job_id) == JOBTAP_STATE_RUN;
+        if (run_job (job)) {
+            *async = true;
+            if (again)
+                info ("jobtap: %pJ waits for a jobtap prolog again after the "
+                      "restart", job);
+            else
+                debug ("jobtap: %pJ waits for a jobtap prolog", job);
+        }
     }
     actions_write_end (had);
     return SLURM_SUCCESS;
