@@ -1,7 +1,6 @@
 /* Prologs and epilogs the scheduler waits for (perilog.h). */
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <jansson.h>
 #include <flux/jobtap.h>
 
@@ -60,15 +59,12 @@ static const char *prolog_failure (struct job *job, int *status)
  * the host fails the job itself when told). */
 static void raise_prolog_exception (struct job *job)
 {
-    json_t *ctx = json_pack ("{s:s s:i s:s s:I}", "type", "prolog",
-                             "severity", 0, "note",
-                             job->prolog_note ? job->prolog_note : "",
-                             "userid", (json_int_t)getuid ());
     job->perilog_wait = PERILOG_WAIT_NONE; /* no second tell, below */
-    if (ctx)
-        (void)event_post_host (job, "exception", ctx);
+    job->host_event = true;
+    (void)raise_exception_internal (job, "prolog", 0,
+                                    job->prolog_note ? job->prolog_note : "");
+    job->host_event = false;
     job->perilog_wait = PERILOG_WAIT_PROLOG;
-    json_decref (ctx);
 }
 
 void perilog_sync (struct job *job)

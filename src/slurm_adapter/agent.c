@@ -11,7 +11,6 @@
 
 #include "actions.h"
 #include "agent.h"
-#include "alloc.h"
 #include "bind.h"
 #include "conf.h"
 #include "ctx.h"
@@ -19,13 +18,6 @@
 #include "host.h"
 #include "queue.h"
 #include "slurm_compat.h"
-
-static void give_run (job_record_t *job)
-{
-    json_t *R = alloc_R (job);
-    (void)jobtap_host_job_run (job->job_id, R);
-    json_decref (R);
-}
 
 /* The safety net for what Slurm reports no other way (the PrEp hooks give
  * run and cleanup as they happen, hooks_prep.c): jobs that started or
@@ -52,12 +44,12 @@ static void sweep_jobs (void)
         }
         else if (IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
             if (job->nodes && job->nodes[0] && state == JOBTAP_STATE_SCHED)
-                give_run (job);
+                bind_run (job);
             bind_finish (id, job);
         }
         else if ((IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job))
                  && state < JOBTAP_STATE_RUN)
-            give_run (job);
+            bind_run (job);
     }
     json_decref (ids);
 }

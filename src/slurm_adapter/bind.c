@@ -20,6 +20,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
+#include "alloc.h"
 #include "bind.h"
 #include "conf.h"
 #include "ctx.h"
@@ -78,6 +79,21 @@ void bind_finish (uint64_t id, const job_record_t *job)
     else
         jobtap_host_job_finish (id, JOBTAP_RESULT_COMPLETED, 0, NULL);
     jobtap_host_job_inactive (id);
+}
+
+bool bind_ensure (struct adapter_ctx *ctx, job_record_t *job)
+{
+    if (!bind_known (job->job_id))
+        (void)bind_discover (ctx);
+    return bind_known (job->job_id);
+}
+
+void bind_run (job_record_t *job)
+{
+    json_t *R = alloc_R (job);
+    if (jobtap_host_job_run (job->job_id, R) < 0)
+        debug ("jobtap: %pJ: job.state.run: %m", job);
+    json_decref (R);
 }
 
 void bind_requeued (struct adapter_ctx *ctx, uint32_t id)

@@ -5,7 +5,8 @@
  * record. Either way the job record is then settled to agree with the
  * runtime: held while jobtap has not decided, else released.
  *
- * Callers: the agent (discover, finish) and the job_modify hook (known).
+ * Callers: the agent (discover, finish, run, requeued), the job_modify hook
+ * (known, ensure) and the PrEp hooks (ensure, run, end).
  *
  * Locks: the caller holds the slurmctld job write lock and has marked it
  * (actions_write_begin); the runtime's mutex and the queue's and conf's
@@ -34,6 +35,14 @@ void bind_finish (uint64_t id, const job_record_t *job);
 /* The job ended in Slurm: CLEANUP with its result (Slurm's state and exit
  * code; a requeue is a cancel with note "requeued by Slurm"). */
 void bind_end (const job_record_t *job, bool requeued);
+
+/* Make sure the runtime knows the job: the agent binds new jobs a few ms
+ * after their submission, and a hook may need one before that. Whether
+ * it is known now. */
+bool bind_ensure (struct adapter_ctx *ctx, job_record_t *job);
+
+/* job.state.run for a bound job, with its allocation as R. */
+void bind_run (job_record_t *job);
 
 /* A requeued job (pending again) that jobtap saw end: forget it and bind
  * it anew. Does nothing for any other job. */

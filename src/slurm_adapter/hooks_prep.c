@@ -36,7 +36,6 @@
 #pragma GCC visibility pop
 
 #include "actions.h"
-#include "alloc.h"
 #include "bind.h"
 #include "ctx.h"
 #include "hooks_prep.h"
@@ -45,22 +44,10 @@
 #include "queue.h"
 #include "slurm_compat.h"
 
-/* The agent finds jobs a few ms after their submission; a job can be
- * allocated before that. */
-static bool ensure_bound (job_record_t *job)
-{
-    if (!bind_known (job->job_id))
-        (void)bind_discover (&adapter_instance);
-    return bind_known (job->job_id);
-}
-
 /* job.state.run for a bound job; true if a plugin's prolog now holds it. */
 static bool run_job (job_record_t *job)
 {
-    json_t *R = alloc_R (job);
-    if (jobtap_host_job_run (job->job_id, R) < 0)
-        debug ("jobtap: %pJ: job.state.run: %m", job);
-    json_decref (R);
+    bind_run (job);
     return jobtap_host_job_perilog_wait (job->job_id) == 1;
 }
 
@@ -76,7 +63,7 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
                     NULL, 0);
         *async = true;
     }
-    else if (ensure_bound (job)) {
+    else if (bind_ensure (&adapter_instance, job)) {
         /* already RUN: slurmctld restarted (24.11 runs this once it is
          * up, after the jobs were restored) and re-runs the hook */
         bool again = jobtap_host_job_state (job->job_id) == JOBTAP_STATE_RUN;
@@ -147,7 +134,7 @@ void hooks_prep_locked (struct adapter_ctx *ctx, const struct action *a)
     if (a->kind == A_PROLOG_RESTART) {
         /* restored as RUN (the replay gave job.state.run, where a plugin
          * may have started its prolog again), or still to run */
-        bool wait = job && IS_JOB_CONFIGURING (job) && ensure_bound (job)
+        bool wait = job && IS_JOB_CONFIGURING (job) && bind_ensure (ctx, job)
                     && (jobtap_host_job_state (a->id) == JOBTAP_STATE_SCHED
                             ? run_job (job)
                             : jobtap_host_job_perilog_wait (a->id) == 1);

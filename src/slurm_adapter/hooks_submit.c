@@ -172,9 +172,7 @@ static int update_from_modify (job_desc_msg_t *desc,
     had = actions_write_begin ();
     /* Right after sbatch the agent may not have bound the job yet: bind
      * it now (job write lock held), so the plugins see the update. */
-    if (!bind_known (job->job_id))
-        (void)bind_discover (&adapter_instance);
-    if (!bind_known (job->job_id))
+    if (!bind_ensure (&adapter_instance, job))
         goto out_restore;
     if (jobtap_host_job_update_ex (job->job_id, request, submit_uid, role,
                                    JOBTAP_UPDATE_UNHANDLED_OK, &final,
