@@ -42,7 +42,7 @@ static struct jobref *check_job (lua_State *L, int idx)
 
 const char *job_state_name (json_int_t state)
 {
-    const char *s = flux_job_statetostr ((flux_job_state_t)state, "S");
+    const char *s = flux_job_statetostr ((flux_job_state_t)state, "L");
     return s ? s : "?";
 }
 

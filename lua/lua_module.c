@@ -93,7 +93,7 @@ static int l_result (lua_State *L)
         lua_pushnil (L);
         return 1;
     }
-    lua_pushstring (L, flux_job_resulttostr (result, "S"));
+    lua_pushstring (L, flux_job_resulttostr (result, "L"));
     return 1;
 }
 

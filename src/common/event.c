@@ -18,6 +18,7 @@
 #include "perilog.h"
 #include "runtime.h"
 #include "state.h"
+#include "store.h"
 
 static int flush_updates (struct job *job);
 
@@ -226,8 +227,10 @@ static int event_post_kind (struct job *job,
         int prev_state = job->state;
         if (event_job_update (job, &ev) < 0)
             rc = -1;
-        else
+        else {
+            store_record (job, &ev);
             event_job_action (job, &ev, prev_state);
+        }
         event_release (&ev);
         if (!(q = job->queue))
             break;

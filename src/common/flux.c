@@ -141,12 +141,14 @@ static const char *pick (const char *fmt,
                          const char *c_upper,
                          const char *c_lower)
 {
-    switch (fmt ? *fmt : 'S') {
-    case 'c':
-        return c_lower;
-    case 'C':
-        return c_upper;
+    /* Flux's formats: s/S the short name, l/L the long one, lower or
+     * upper case */
+    switch (fmt ? *fmt : 'L') {
     case 's':
+        return c_lower;
+    case 'S':
+        return c_upper;
+    case 'l':
         return lower;
     default:
         return upper;

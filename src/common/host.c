@@ -33,6 +33,7 @@
 #include "runtime.h"
 #include "service.h"
 #include "spec.h"
+#include "store.h"
 
 void jobtap_host_compact (void)
 {
@@ -88,6 +89,7 @@ void jobtap_host_fini (void)
     if (rt->refcount > 0 && --rt->refcount == 0) {
         plugins_unload_all (rt);
         jobs_free_all (rt);
+        store_close (rt); /* what was recorded is written */
         reactor = reactor_detach (rt); /* after the destructors above */
         compact_memo_clear ();
         jobtap_json_pool_log_stats ();
@@ -624,7 +626,7 @@ json_t *jobtap_host_job_info (uint64_t id)
                        "urgency", job->urgency,
                        "priority", (json_int_t)job->priority,
                        "state", job->state,
-                       "state_name", flux_job_statetostr (job->state, "S"),
+                       "state_name", flux_job_statetostr (job->state, "L"),
                        "t_submit", job->t_submit,
                        "jobspec", job_jobspec (job),
                        "dependencies", deps,

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #ifdef __cplusplus
@@ -278,6 +279,27 @@ int jobtap_host_job_new (uint64_t token,
  * hold/release/set_priority. Entries that are invalid or already known are
  * logged and skipped. Returns the number of jobs restored, or -1. */
 int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err);
+
+/* --- The state store: restarts that lose nothing ------------------------ */
+
+/* Keep every job's events in 'dir' (created 0700; for Slurm a directory
+ * under StateSaveLocation), and read what an earlier process kept there:
+ * jobtap_host_jobs_restore then rebuilds each job the scheduler still has
+ * from its history.  Call once, before restoring.  0, or -1 with err. */
+int jobtap_host_store_open (const char *dir, jobtap_host_error_t *err);
+/* Write the events recorded since the last flush (one write), synced to
+ * disk if 'sync'.  Called by the host before anything the events decided
+ * can reach the scheduler's own saved state (for Slurm: before the agent
+ * lets go of the job write lock).  Never with the runtime mutex held
+ * (from an ops callback).  Returns bytes written (0: nothing to write, or
+ * no store), or -1 (logged; kept for the next flush). */
+ssize_t jobtap_host_store_flush (bool sync);
+/* Merge the journal into a new snapshot once it has grown past its
+ * bound; files only, outside the runtime mutex.  0 or -1 (logged). */
+int jobtap_host_store_maintain (void);
+/* After the restore: forget the kept histories of jobs the scheduler no
+ * longer has (it lost them, or they ended meanwhile).  Returns how many. */
+int jobtap_host_store_drop_kept (void);
 
 /* The job's jobtap priority: 0..4294967295, JOBTAP_PRIORITY_UNSET (-1)
  * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin

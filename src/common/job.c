@@ -10,6 +10,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "spec.h"
+#include "store.h"
 
 #define NBUCKETS_MIN 4096
 
@@ -126,6 +127,7 @@ void job_decref (struct job *job)
         json_decref (job->jobspec);
         free (job->jobspec_text);
         json_decref (job->eventlog);
+        store_job_release (job);
         json_decref (job->end_event);
         json_decref (job->R);
         json_decref (job->annotations);
@@ -338,6 +340,7 @@ void jobs_free_all (struct runtime *rt)
 
 void job_forget (struct job *job)
 {
+    store_forget (job);
     table_remove (job);
     job_decref (job);
 }

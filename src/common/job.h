@@ -15,6 +15,7 @@
 struct runtime;
 struct jt_plugin;
 struct aux_item;
+struct strbuf;
 
 /* Jobs in creation order, linked through the jobs themselves, so taking
  * the oldest or removing one never scans the job table. */
@@ -83,6 +84,8 @@ struct job {
     int hot_slot;             /* 1 + index in rt->spec_hot, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in spec_hot */
     json_t *eventlog;         /* only if the host keeps eventlogs */
+    struct strbuf *store_pending; /* store.c: entries while provisional */
+    bool store_started;       /* store.c: its history is being kept */
     json_t *end_event;
     json_t *R;
     json_t *annotations;

@@ -1,9 +1,15 @@
-/* Restore after a scheduler restart (jobtap_host_jobs_restore): the jobs
- * the scheduler kept come back through submit, dependency checks,
- * job.create and job.new on each plugin in its load sort order, then
- * their states with the whole stack, as Flux replays its jobs.  A host
- * API entry point; calls event.c, plugins.c, submit.c, dispatch.c and
- * job.c. */
+/* Restore after a scheduler restart (jobtap_host_jobs_restore), and the
+ * host's handle on the store that makes it lose nothing (jobtap_host_
+ * store_*).  A job whose history the store kept is rebuilt from it (its
+ * state, dependencies, flags, urgency, priority, perilog and jobspec
+ * updates), as Flux replays a job's eventlog; a job it did not keep comes
+ * back through submit and its states from the start.  Then, as flux-core's
+ * restart does: dependency schemes are checked for jobs in NEW or DEPEND,
+ * job.create and job.new go to each plugin in its load sort order, a job
+ * in SCHED goes back to PRIORITY (flux-restart) for a new priority, and a
+ * job past DEPEND is not given job.state.depend or job.state.run again.
+ * A host API entry point; calls event.c, plugins.c, submit.c, dispatch.c,
+ * job.c, state.c and store.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +29,7 @@
 #include "runtime.h"
 #include "spec.h"
 #include "state.h"
+#include "store.h"
 #include "submit.h"
 
 /* Jobs restored after a scheduler restart, with the state the scheduler
@@ -30,7 +37,126 @@
 struct restored {
     struct job *job;
     int state;
+    bool kept;      /* rebuilt from the store's history */
+    json_t *resend; /* jobspec values the scheduler may have lost */
 };
+
+/* The value at a dotted key of a jobspec, or NULL. */
+static json_t *dotted_get (json_t *o, const char *key)
+{
+    char part[256];
+    while (o && *key) {
+        const char *dot = strchr (key, '.');
+        size_t n = dot ? (size_t)(dot - key) : strlen (key);
+        if (n >= sizeof (part))
+            return NULL;
+        memcpy (part, key, n);
+        part[n] = '\0';
+        o = json_object_get (o, part);
+        key = dot ? dot + 1 : key + n;
+    }
+    return o;
+}
+
+static void annotations_merge (struct job *job, json_t *context)
+{
+    json_t *a = json_object_get (context, "annotations");
+    const char *k;
+    json_t *v;
+    json_object_foreach (a, k, v) {
+        if (json_is_null (v))
+            json_object_del (job->annotations, k);
+        else if (lazy_object (&job->annotations))
+            json_object_set (job->annotations, k, v);
+    }
+}
+
+/* A job rebuilt from its kept eventlog: each entry applied to the job's
+ * data by the state machine alone (no callbacks, nothing told to the
+ * host), on the jobspec the scheduler kept.  *resend: the jobspec values
+ * the history set that differ from the scheduler's (it may have lost an
+ * update that jobtap kept).  NULL if the history is not this job's. */
+static struct job *job_from_kept (struct runtime *rt,
+                                  flux_jobid_t id,
+                                  uint32_t userid,
+                                  json_t *spec,
+                                  json_t *log,
+                                  json_t **resend)
+{
+    json_t *first = json_array_get (log, 0);
+    json_t *ctx = json_object_get (first, "context");
+    json_int_t kept_userid = -1;
+    int urgency = FLUX_JOB_URGENCY_DEFAULT;
+    double t_submit = 0;
+    json_t *base = NULL, *e;
+    struct job *job;
+    size_t i;
+
+    if (json_unpack (first, "{s:F}", "timestamp", &t_submit) < 0
+        || json_unpack (ctx, "{s:I s?i}", "userid", &kept_userid, "urgency",
+                        &urgency) < 0
+        || strcmp (json_string_value (json_object_get (first, "name"))
+                       ? json_string_value (json_object_get (first, "name"))
+                       : "",
+                   "submit")
+        || kept_userid != (json_int_t)userid) {
+        runtime_log (LOG_WARNING,
+                     "jobtap: job %ju: the kept history is not this job's "
+                     "(user %jd, not %u): it starts anew",
+                     (uintmax_t)id, (intmax_t)kept_userid, userid);
+        return NULL;
+    }
+    if (!(job = job_create (rt, spec, userid, urgency, t_submit)))
+        return NULL;
+    job->id = id;
+    table_insert (job);
+    /* the scheduler's values of what the history updates, before it does */
+    json_array_foreach (log, i, e) {
+        const char *k;
+        json_t *v;
+        if (strcmp (json_string_value (json_object_get (e, "name")) ? : "",
+                    "jobspec-update"))
+            continue;
+        json_object_foreach (json_object_get (e, "context"), k, v) {
+            json_t *cur = dotted_get (job_jobspec (job), k);
+            if ((base || (base = json_object ()))
+                && !json_object_get (base, k))
+                json_object_set_new (base, k,
+                                     cur ? json_deep_copy (cur) : json_null ());
+        }
+    }
+    json_array_foreach (log, i, e) {
+        const char *name = json_string_value (json_object_get (e, "name"));
+        struct event ev = {0};
+        if (i == 0 || !name)
+            continue; /* submit made the job */
+        ev.kind = known_event (name);
+        ev.name = name;
+        ev.context = json_object_get (e, "context");
+        (void)json_unpack (e, "{s:F}", "timestamp", &ev.timestamp);
+        if (ev.kind == EV_ANNOTATIONS)
+            annotations_merge (job, ev.context);
+        (void)event_job_update (job, &ev);
+        json_decref (ev.entry);
+    }
+    /* the submit entry in the job's eventlog too, when kept */
+    if (job->eventlog)
+        json_array_insert (job->eventlog, 0, first);
+    job->posted |= 1u << EV_SUBMIT;
+    if (base) {
+        const char *k;
+        json_t *v;
+        json_object_foreach (base, k, v) {
+            json_t *now_v = dotted_get (job_jobspec (job), k);
+            if (now_v && !json_equal (now_v, v)
+                && (*resend || (*resend = json_object ())))
+                json_object_set (*resend, k, now_v);
+        }
+        json_decref (base);
+    }
+    store_mark_kept (job);
+    return job;
+}
 
 static int restored_cmp (const void *a, const void *b, int dir)
 {
@@ -76,12 +202,12 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
         json_int_t id, userid;
         int urgency, state = FLUX_JOB_STATE_SCHED;
         double t_submit;
-        json_t *spec, *ctx;
-        struct job *job;
-        if (json_unpack (entry, "{s:I s:I s:i s:F s:o s?i}",
+        json_t *spec, *ctx, *R = NULL, *log;
+        struct job *job = NULL;
+        if (json_unpack (entry, "{s:I s:I s:i s:F s:o s?i s?o}",
                          "id", &id, "userid", &userid, "urgency", &urgency,
                          "t_submit", &t_submit, "jobspec", &spec,
-                         "state", &state) < 0
+                         "state", &state, "R", &R) < 0
             || id <= 0 || ((uint64_t)id & JOBTAP_PROVISIONAL_ID_BIT)
             || urgency < 0 || urgency > 31 || table_find (rt, id)) {
             runtime_log (LOG_ERR,
@@ -89,22 +215,37 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
                          i);
             continue;
         }
-        if (!(job = job_create (rt, spec, userid, urgency, t_submit)))
-            continue;
-        job->id = id;
-        table_insert (job);
-        ctx = submit_context (userid, urgency, NULL);
-        event_post_known (job, EV_SUBMIT, ctx);
-        json_decref (ctx);
+        if ((log = store_take_kept (rt, (flux_jobid_t)id))) {
+            job = job_from_kept (rt, (flux_jobid_t)id, (uint32_t)userid,
+                                 spec, log, &v[k].resend);
+            json_decref (log);
+        }
+        if (job) {
+            v[k].kept = true;
+            state = job->state;
+        }
+        else {
+            if (!(job = job_create (rt, spec, userid, urgency, t_submit)))
+                continue;
+            job->id = id;
+            table_insert (job);
+            ctx = submit_context (userid, urgency, NULL);
+            event_post_known (job, EV_SUBMIT, ctx);
+            json_decref (ctx);
+        }
+        if (R && !job->R && job->state >= FLUX_JOB_STATE_SCHED)
+            job->R = json_incref (R);
         v[k].job = job;
         v[k].state = state;
         job_incref (job);
         k++;
     }
-    /* As on a Flux restart: dependency schemes are checked first, and a
-     * missing one is an informational exception. */
+    /* As on a Flux restart: dependency schemes are checked first for jobs
+     * in NEW or DEPEND, and a missing one is an informational exception. */
     for (i = 0; i < k; i++) {
         jobtap_host_error_t derr;
+        if (v[i].job->state > FLUX_JOB_STATE_DEPEND)
+            continue;
         if (check_dependencies (v[i].job, &derr) < 0) {
             char note[600];
             snprintf (note, sizeof (note),
@@ -131,14 +272,70 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
     }
     plugins_release (rt);
     free (plugins);
-    /* Then every job goes through its states with the whole stack. */
+    /* Then each job carries on from where it stands: a new one through
+     * its states with the whole stack; a kept one in SCHED back to
+     * PRIORITY for its priority, in DEPEND with no dependency left on to
+     * PRIORITY, in any other state as it is (no second job.state.run). */
     for (i = 0; i < k; i++) {
-        event_post_known (v[i].job, EV_VALIDATE, NULL);
-        job_spec_rest (v[i].job);
-        job_decref (v[i].job);
+        struct job *job = v[i].job;
+        if (!v[i].kept || job->state == FLUX_JOB_STATE_NEW)
+            event_post_known (job, EV_VALIDATE, NULL);
+        else if (job->state == FLUX_JOB_STATE_SCHED) {
+            job->priority = -1;
+            event_post_known (job, EV_FLUX_RESTART, NULL);
+        }
+        else if (job->state == FLUX_JOB_STATE_DEPEND
+                 && json_object_size (job->deps) == 0
+                 && !posted_test (job, "depend"))
+            event_post_known (job, EV_DEPEND, NULL);
+        job_sync_host (job);
+        if (v[i].resend && job->state < FLUX_JOB_STATE_RUN
+            && rt->ops.jobspec_update)
+            rt->ops.jobspec_update (job->id, v[i].resend, NULL, rt->ops_arg);
+        json_decref (v[i].resend);
+        job_spec_rest (job);
+        job_decref (job);
     }
     free (v);
     free (order);
     runtime_unlock ();
     return (int)k;
+}
+
+/* --- The store ---------------------------------------------------------- */
+
+int jobtap_host_store_open (const char *dir, jobtap_host_error_t *err)
+{
+    struct runtime *rt = host_runtime ();
+    int rc;
+
+    if (!dir) {
+        errno = EINVAL;
+        return errprintf (err, "invalid argument");
+    }
+    runtime_lock ();
+    rc = store_open (rt, dir, err);
+    runtime_unlock ();
+    return rc;
+}
+
+ssize_t jobtap_host_store_flush (bool sync)
+{
+    return store_flush (host_runtime (), sync);
+}
+
+int jobtap_host_store_maintain (void)
+{
+    return store_maintain (host_runtime (), false);
+}
+
+int jobtap_host_store_drop_kept (void)
+{
+    struct runtime *rt = host_runtime ();
+    int n;
+
+    runtime_lock ();
+    n = store_drop_kept (rt);
+    runtime_unlock ();
+    return n;
 }

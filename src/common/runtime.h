@@ -47,6 +47,7 @@ struct runtime {
     bool keep_eventlog;            /* conf.c: ops' or keep-eventlog */
     json_t *plugins_conf;          /* [job-manager] plugins as loaded */
     bool configured;
+    struct store *store;           /* store.c: NULL unless the host opened it */
 };
 
 /* The process's runtime.  Only the host API's entry points (host.c,

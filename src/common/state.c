@@ -204,6 +204,10 @@ int event_job_update (struct job *job, struct event *ev)
         if (prev_state == FLUX_JOB_STATE_SCHED)
             new_state = FLUX_JOB_STATE_PRIORITY;
         break;
+    case EV_FLUX_RESTART:
+        if (prev_state == FLUX_JOB_STATE_SCHED)
+            new_state = FLUX_JOB_STATE_PRIORITY;
+        break;
     case EV_ALLOC:
         if (prev_state == FLUX_JOB_STATE_SCHED)
             new_state = FLUX_JOB_STATE_RUN;

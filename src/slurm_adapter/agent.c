@@ -16,6 +16,7 @@
 #include "ctx.h"
 #include "hooks_prep.h"
 #include "host.h"
+#include "keep.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
@@ -118,7 +119,10 @@ static void *agent_main (void *arg)
         if ((periodic && period > 0) || b.reprioritize)
             jobtap_host_reprioritize_all ();
         actions_write_end (had);
+        /* before Slurm may save what this pass changed */
+        keep_write (ctx);
         unlock_slurmctld (locks);
+        keep_settle (ctx);
         for (size_t i = 0; i < b.n; i++)
             hooks_prep_unlocked (ctx, &b.actions[i]);
         jobtap_host_compact ();

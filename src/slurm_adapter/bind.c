@@ -26,6 +26,7 @@
 #include "ctx.h"
 #include "host.h"
 #include "jobspec.h"
+#include "keep.h"
 #include "mark.h"
 #include "queue.h"
 
@@ -127,12 +128,20 @@ static void settle_job (struct adapter_ctx *ctx,
         return;
     }
     if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
-        jobtap_host_job_run (job->job_id, NULL);
+        bind_run (job); /* a no-op for a job jobtap knows running */
         return;
     }
     if (!IS_JOB_PENDING (job))
         return;
     int state = jobtap_host_job_state (job->job_id);
+    if (state >= JOBTAP_STATE_RUN && !creation_hold) {
+        /* kept as started, but Slurm requeued it before the kill: as a
+         * requeue seen live, it ends in jobtap and starts anew */
+        bind_end (job, true);
+        jobtap_host_job_inactive (job->job_id);
+        bind_requeued (ctx, job->job_id);
+        return;
+    }
     if (state == JOBTAP_STATE_SCHED) {
         /* a plugin may have changed it (urgency 0: flux-core's
          * submit-hold) */
@@ -253,30 +262,50 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
     json_t *batch = json_array ();
     jobtap_host_error_t err = {{0}};
     size_t restored = 0;
+    bool *creation = NULL;
 
+    if (slurmctld_primary)
+        keep_open (ctx);
     list_for_each (job_list, collect_unknown, &v);
     qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
+    if (v.n && !(creation = calloc (v.n, sizeof (*creation)))) {
+        free (v.jobs);
+        json_decref (batch);
+        return 0;
+    }
     for (size_t i = 0; i < v.n; i++) {
         job_record_t *job = v.jobs[i];
         uint64_t token = 0;
-        int urgency;
+        int urgency = -1;
         uint32_t op_priority;
         if (job_mark (ctx, job, &token, &urgency, &op_priority) && token) {
             bind_job (ctx, job);
             v.jobs[i] = NULL;
             continue;
         }
+        /* Saved by Slurm in the hold every submission starts in (before
+         * the old process released it): with the jobs' state kept, a
+         * user's own hold is in jobtap's history, so this one is the
+         * creation hold, and the submission's urgency holds. */
+        int record_urgency = jobspec_urgency_from_record (job);
+        creation[i] = ctx->keep.open && record_urgency == 0
+                      && urgency > 0 && IS_JOB_PENDING (job)
+                      && !actions_held_by_shim (job);
+        if (!creation[i])
+            urgency = record_urgency;
         json_t *spec = jobspec_from_record (job);
         if (conf_log_jobspec (&ctx->conf))
             log_record_jobspec (job, spec);
-        json_array_append_new (
-            batch, json_pack ("{s:I s:I s:i s:f s:o s:i}", "id",
-                              (json_int_t)job->job_id, "userid",
-                              (json_int_t)job->user_id, "urgency",
-                              jobspec_urgency_from_record (job), "t_submit",
-                              job->details ? (double)job->details->submit_time
-                                           : (double)time (NULL),
-                              "jobspec", spec, "state", replay_rank (job)));
+        json_t *entry = json_pack (
+            "{s:I s:I s:i s:f s:o s:i}", "id", (json_int_t)job->job_id,
+            "userid", (json_int_t)job->user_id, "urgency", urgency,
+            "t_submit",
+            job->details ? (double)job->details->submit_time
+                         : (double)time (NULL),
+            "jobspec", spec, "state", replay_rank (job));
+        if (entry && !IS_JOB_PENDING (job))
+            json_object_set_new (entry, "R", alloc_R (job));
+        json_array_append_new (batch, entry);
         restored++;
     }
     if (restored > 0) {
@@ -286,10 +315,12 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
             info ("jobtap: restored %zu jobs", restored);
         for (size_t i = 0; i < v.n; i++)
             if (v.jobs[i])
-                settle_job (ctx, v.jobs[i], false,
+                settle_job (ctx, v.jobs[i], creation[i],
                             jobspec_urgency_from_record (v.jobs[i]));
     }
+    keep_restored (ctx);
     json_decref (batch);
+    free (creation);
     free (v.jobs);
     return (int)v.n;
 }

@@ -21,16 +21,34 @@ void conf_load (struct conf *conf)
     const char *socket_path = NULL, *address = NULL;
     char *control_socket = NULL, *control_address = NULL;
     int port = 0;
+    const char *state_path = NULL;
+    char *state_dir = NULL;
+    int state_sync = 1;
+    const char *spool = slurm_conf.state_save_location
+                            ? slurm_conf.state_save_location
+                            : "/var/spool/slurmctld";
 
-    if (s && json_unpack (s, "{s?s s?i s?b s?s s?i s?s}", "priority-mode",
-                          &mode, "reprioritize-period", &period,
-                          "log-jobspec", &log_spec, "control-socket",
-                          &socket_path, "control-port", &port,
-                          "control-address", &address) < 0)
+    if (s && json_unpack (s, "{s?s s?i s?b s?s s?i s?s s?s s?b}",
+                          "priority-mode", &mode, "reprioritize-period",
+                          &period, "log-jobspec", &log_spec,
+                          "control-socket", &socket_path, "control-port",
+                          &port, "control-address", &address, "state-dir",
+                          &state_path, "state-sync", &state_sync) < 0)
         error ("jobtap: [slurm-jobtap] priority-mode must be a string, "
                "reprioritize-period an integer, log-jobspec a boolean, "
-               "control-socket a string, control-port an integer and "
-               "control-address a string; using defaults");
+               "control-socket a string, control-port an integer, "
+               "control-address a string, state-dir a string and "
+               "state-sync a boolean; using defaults");
+    if (state_path && *state_path && state_path[0] != '/') {
+        error ("jobtap: [slurm-jobtap] state-dir \"%s\" is not an absolute "
+               "path; using the default", state_path);
+        state_path = NULL;
+    }
+    if (state_path && *state_path)
+        state_dir = strdup (state_path);
+    else if (!state_path
+             && asprintf (&state_dir, "%s/jobtap-state", spool) < 0)
+        state_dir = NULL;
     if (port < 0 || port > 65535) {
         error ("jobtap: [slurm-jobtap] control-port %d is not a port "
                "number; the control port stays closed",
@@ -47,13 +65,12 @@ void conf_load (struct conf *conf)
     }
     if (socket_path)
         control_socket = strdup (socket_path);
-    else if (asprintf (&control_socket, "%s/jobtap.sock",
-                       slurm_conf.state_save_location
-                           ? slurm_conf.state_save_location
-                           : "/var/spool/slurmctld")
-             < 0)
+    else if (asprintf (&control_socket, "%s/jobtap.sock", spool) < 0)
         control_socket = NULL;
     pthread_mutex_lock (&conf->lock);
+    free (conf->state_dir);
+    conf->state_dir = state_dir;
+    conf->state_sync = state_sync;
     conf->priority_mode = PRIORITY_SITE_FACTOR;
     if (mode && !strcmp (mode, "authoritative"))
         conf->priority_mode = PRIORITY_AUTHORITATIVE;
@@ -113,9 +130,20 @@ int conf_control_port (struct conf *conf, char **address)
     return port;
 }
 
+char *conf_state_dir (struct conf *conf, bool *sync)
+{
+    pthread_mutex_lock (&conf->lock);
+    char *dir = conf->state_dir ? strdup (conf->state_dir) : NULL;
+    *sync = conf->state_sync;
+    pthread_mutex_unlock (&conf->lock);
+    return dir;
+}
+
 void conf_clear (struct conf *conf)
 {
     pthread_mutex_lock (&conf->lock);
+    free (conf->state_dir);
+    conf->state_dir = NULL;
     free (conf->control_socket);
     conf->control_socket = NULL;
     free (conf->control_address);

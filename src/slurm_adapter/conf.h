@@ -20,11 +20,14 @@ struct conf {
     char *control_socket;    /* the control socket's path (control.h) */
     int control_port;        /* the control port (TCP); 0: closed */
     char *control_address;   /* where it listens; NULL: every address */
+    char *state_dir;         /* the jobs' kept state; NULL: not kept */
+    bool state_sync;         /* fdatasync it after each agent pass */
 };
 
 #define CONF_INIT                                                              \
     {                                                                          \
         .lock = PTHREAD_MUTEX_INITIALIZER, .reprioritize_period = 30,          \
+        .state_sync = true,                                                    \
     }
 
 /* Read the settings from the runtime's loaded config; a value of the wrong
@@ -45,6 +48,10 @@ char *conf_control_socket (struct conf *conf);
  * string, or NULL for every address). */
 int conf_control_port (struct conf *conf, char **address);
 
+/* Where the jobs' state is kept (state-dir, default
+ * "<StateSaveLocation>/jobtap-state"; "" keeps none): a new string, or
+ * NULL. *sync: whether it is synced to disk (state-sync, default true). */
+char *conf_state_dir (struct conf *conf, bool *sync);
 /* Free what conf_load allocated (the adapter's fini). */
 void conf_clear (struct conf *conf);
 

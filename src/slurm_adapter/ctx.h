@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "conf.h"
 #include "control.h"
+#include "keep.h"
 #include "queue.h"
 
 struct adapter_ctx {
@@ -22,6 +23,7 @@ struct adapter_ctx {
     struct queue queue;   /* queue.c */
     struct agent agent;   /* agent.c */
     struct control control; /* control.c: the control socket */
+    struct keep keep;     /* keep.c: the jobs' kept state */
     uint32_t scan_next;   /* bind.c, agent thread only: the first job id not
                            * looked at yet; 0 = scan every job */
 };

@@ -41,6 +41,7 @@
 #include "hooks_prep.h"
 #include "host.h"
 #include "instance.h"
+#include "keep.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
@@ -75,6 +76,7 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
             else
                 debug ("jobtap: %pJ waits for a jobtap prolog", job);
         }
+        keep_write (&adapter_instance);
     }
     actions_write_end (had);
     return SLURM_SUCCESS;
@@ -98,6 +100,7 @@ int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
                 queue_push (&adapter_instance.queue, A_REQUEUED, id, 0, NULL,
                             0);
         }
+        keep_write (&adapter_instance);
     }
     actions_write_end (had);
     return SLURM_SUCCESS;

@@ -31,6 +31,7 @@
 #include "host.h"
 #include "instance.h"
 #include "jobspec.h"
+#include "keep.h"
 #include "mark.h"
 #include "post_update.h"
 #include "queue.h"
@@ -216,5 +217,7 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
     }
     if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
         follow_user_hold (desc, job);
-    return update_from_modify (desc, job, submit_uid, err_msg);
+    int rc = update_from_modify (desc, job, submit_uid, err_msg);
+    keep_write (&adapter_instance);
+    return rc;
 }

@@ -85,7 +85,7 @@ for id in "${ids[@]}"; do
 done
 is "$(cluster_log | grep -c "job.new id=$held userid=0 urgency=0 name=held")" 1 "a job held with -H has urgency 0"
 for i in 1 2 3; do
-	like "$(cluster_log | grep "job.new id=${ids[i - 1]} ")" "name=n$i aux=n$i\$" \
+	like "$(cluster_log | grep "job.new id=${ids[i - 1]} ")" "name=n$i aux=n$i state=new\$" \
 		"job aux stored in job.validate reaches job ${ids[i - 1]}'s job.new"
 done
 cluster_wait_for 30 sh -c "squeue -h -j ${ids[2]} -t CD -o %T | grep -q COMPLETED"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # After slurmctld restarts, its active jobs are replayed into the runtime
-# (job.create then job.new, with their real ids), the holds the shim owns
+# (job.create then job.new, with their real ids and, from the state kept
+# under StateSaveLocation, the state each had), the holds the shim owns
 # are still in force, and plugins pick up where they were.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -31,6 +32,14 @@ for id in "$blocker" "$waiter" "$p300" "$held"; do
 		"job $id is replayed: job.create, then job.new"
 	is "$(after | grep -c "slurm-policy: job.new id=$id ")" 1 "job.new once for job $id"
 done
+is "$(after | grep -o "job.new id=$waiter .* state=[a-z]*" | sed 's/.* //')" state=depend \
+	"job.new sees the waiting job in DEPEND, as kept"
+is "$(after | grep -o "job.new id=$blocker .* state=[a-z]*" | sed 's/.* //')" state=run \
+	"job.new sees the running job in RUN"
+is "$(after | grep -o "job.new id=$p300 .* state=[a-z]*" | sed 's/.* //')" state=sched \
+	"job.new sees the pending job in SCHED (then it goes back to PRIORITY)"
+like "$(after)" "jobtap: jobs' state is kept in $CLUSTER_DIR/.*/jobtap-state" \
+	"the log says where jobs' state is kept"
 order=$(after | sed -n 's/.*slurm-policy: job.new id=\([0-9]*\) .*/\1/p' | tr '\n' ' ')
 is "$order" "$waiter $p300 $held $blocker " \
 	"replay order is by state (jobtap-held, pending, running), then id"

@@ -28,7 +28,7 @@ static int cb (flux_plugin_t *p, const char *topic, flux_plugin_arg_t *args,
         return -1;
     }
     flux_log (NULL, LOG_INFO, "args-check: %s: state=%s prio=%jd: OK", topic,
-              flux_job_statetostr (state, "S"), (intmax_t)priority);
+              flux_job_statetostr (state, "L"), (intmax_t)priority);
     if (!strcmp (topic, "job.validate")) {
         json_int_t duration = -1;
         (void)json_unpack (jobspec, "{s:{s:{s:I}}}", "attributes", "system",

@@ -15,7 +15,7 @@ static int new_cb (flux_plugin_t *p, const char *topic,
                                 &id, "state", &state) < 0)
         return -1;
     flux_log (NULL, LOG_INFO, "order: %ju %s", (uintmax_t)id,
-              flux_job_statetostr (state, "S"));
+              flux_job_statetostr (state, "L"));
     return 0;
 }
 

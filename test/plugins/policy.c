@@ -164,7 +164,7 @@ static int inactive_cb (flux_plugin_t *p, const char *topic,
     flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id);
     if (flux_jobtap_get_job_result (p, FLUX_JOBTAP_CURRENT_JOB, &result) == 0)
         flux_log (NULL, LOG_INFO, "policy: %s %ju result=%s", topic,
-                  (uintmax_t)id, flux_job_resulttostr (result, "s"));
+                  (uintmax_t)id, flux_job_resulttostr (result, "l"));
     return 0;
 }
 

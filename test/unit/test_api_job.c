@@ -307,7 +307,7 @@ static void test_results (struct jt_plugin *jt)
                 && flux_jobtap_get_job_result (jt->p, id, &r) == 0
                 && r == cases[i].want,
             "get_job_result after %s is %s", cases[i].what,
-            flux_job_resulttostr (cases[i].want, "S"));
+            flux_job_resulttostr (cases[i].want, "L"));
     }
     errno = 0;
     ok (flux_jobtap_get_job_result (jt->p, 95, &r) == -1 && errno == ENOENT,

@@ -25,20 +25,20 @@ int main (void)
     test_reset ();
     jobtap_host_init (&test_ops, NULL);
 
-    is (flux_job_statetostr (FLUX_JOB_STATE_PRIORITY, "S"), "PRIORITY",
-        "statetostr S");
-    is (flux_job_statetostr (FLUX_JOB_STATE_PRIORITY, "s"), "priority",
-        "statetostr s");
-    is (flux_job_statetostr (FLUX_JOB_STATE_SCHED, "C"), "S", "statetostr C");
-    is (flux_job_statetostr (FLUX_JOB_STATE_RUN, "c"), "r", "statetostr c");
-    is (flux_job_statetostr (1234, "S"), "(unknown)", "unknown state");
+    is (flux_job_statetostr (FLUX_JOB_STATE_PRIORITY, "L"), "PRIORITY",
+        "statetostr L");
+    is (flux_job_statetostr (FLUX_JOB_STATE_PRIORITY, "l"), "priority",
+        "statetostr l");
+    is (flux_job_statetostr (FLUX_JOB_STATE_SCHED, "S"), "S", "statetostr S");
+    is (flux_job_statetostr (FLUX_JOB_STATE_RUN, "s"), "r", "statetostr s");
+    is (flux_job_statetostr (1234, "L"), "(unknown)", "unknown state");
     ok (flux_job_strtostate ("depend", &st) == 0
             && st == FLUX_JOB_STATE_DEPEND,
         "strtostate");
     errno = 0;
     ok (flux_job_strtostate ("bogus", &st) < 0 && errno == EINVAL,
         "strtostate bogus: EINVAL");
-    is (flux_job_resulttostr (FLUX_JOB_RESULT_TIMEOUT, "s"), "timeout",
+    is (flux_job_resulttostr (FLUX_JOB_RESULT_TIMEOUT, "l"), "timeout",
         "resulttostr");
     ok (flux_job_strtoresult ("CANCELED", &res) == 0
             && res == FLUX_JOB_RESULT_CANCELED,

@@ -458,7 +458,7 @@ static void test_jobtap_api (struct jt_plugin *jt)
     runtime_lock ();
     ok (job->state != FLUX_JOB_STATE_DEPEND,
         "... and the job moved on (%s)",
-        flux_job_statetostr (job->state, "S"));
+        flux_job_statetostr (job->state, "L"));
     runtime_unlock ();
     like (core_trace_text (), "release 4242", "the host was told to release it");
 }

@@ -11,12 +11,15 @@
  *                  <x>; "reject-silently" is
  *                  rejected with no message
  *   job.create     logs "job.create id=N name=NAME"
- *   job.new        logs "job.new id=N userid=U urgency=U name=N aux=A" (A:
+ *   job.new        logs "job.new id=N userid=U urgency=U name=N aux=A
+ *                  state=S" (S: the state, e.g. new; A:
  *                  the validated-name aux, or "(none)"); "reprioritize-all"
  *                  calls flux_jobtap_reprioritize_all"
  *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>";
  *                  "raise-fatal" gets a fatal exception "policy: not today"
- *   job.new of "release-<x>" removes that dependency from every waiting job
+ *   job.new of "release-<x>" removes that dependency from every waiting job;
+ *                  job.new of a "wait-<x>" job in DEPEND (a restart, where
+ *                  job.state.depend is not called again) remembers it
  *   job.state.priority / job.priority.get
  *                  "prio-<N>" gets priority N; "unavail-<x>" has its
  *                  priority unavailable until "avail-<x>" is submitted,
@@ -140,21 +143,24 @@ static int new_job (flux_plugin_t *p, const char *topic,
 {
     flux_jobid_t id;
     uint32_t userid;
-    int urgency;
+    int urgency, state = 0;
     const char *name = job_name (args);
     (void)topic;
     (void)arg;
 
-    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i s:i}",
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i s:i s?i}",
                                 "id", &id, "userid", &userid, "urgency",
-                                &urgency) < 0)
+                                &urgency, "state", &state) < 0)
         return -1;
+    if (state == FLUX_JOB_STATE_DEPEND && !strncmp (name, "wait-", 5))
+        remember (waiters, id, name + 5);
     const char *aux = flux_jobtap_job_aux_get (p, FLUX_JOBTAP_CURRENT_JOB,
                                                "validated-name");
     flux_log (flux_jobtap_get_flux (p), LOG_INFO,
               "slurm-policy: job.new id=%ju userid=%u urgency=%d name=%s "
-              "aux=%s",
-              (uintmax_t)id, userid, urgency, name, aux ? aux : "(none)");
+              "aux=%s state=%s",
+              (uintmax_t)id, userid, urgency, name, aux ? aux : "(none)",
+              flux_job_statetostr (state, "l"));
     if (!strcmp (name, "reprioritize-all") &&
         flux_jobtap_reprioritize_all (p) < 0)
         flux_log_error (flux_jobtap_get_flux (p),
