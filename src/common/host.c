@@ -33,6 +33,7 @@
 #include "runtime.h"
 #include "service.h"
 #include "spec.h"
+#include "state.h"
 #include "store.h"
 
 void jobtap_host_compact (void)
@@ -380,6 +381,20 @@ int jobtap_host_job_urgency_get (uint64_t id)
         urgency = job->urgency;
     runtime_unlock ();
     return urgency;
+}
+
+int jobtap_host_job_event_posted (uint64_t id, const char *name)
+{
+    struct job *job;
+    int rc = -1;
+
+    runtime_lock ();
+    if (!name)
+        errno = EINVAL;
+    else if ((job = table_find_bound (host_runtime (), id)))
+        rc = posted_test (job, name) ? 1 : 0;
+    runtime_unlock ();
+    return rc;
 }
 
 int jobtap_host_job_run (uint64_t id, json_t *R)

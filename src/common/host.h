@@ -316,6 +316,9 @@ int jobtap_host_job_jobspec_sync (uint64_t id, json_t *values);
  * ENOENT for an unknown job. */
 int jobtap_host_job_urgency_get (uint64_t id);
 
+/* 1 if an event of this name was ever posted to the job (kept across a
+ * restart), 0 if not, -1 with errno ENOENT for an unknown job. */
+int jobtap_host_job_event_posted (uint64_t id, const char *name);
 /* The scheduler started the job (SCHED -> RUN).  'R' may be NULL. */
 int jobtap_host_job_run (uint64_t id, json_t *R);
 

@@ -116,6 +116,7 @@ void bind_requeued (struct adapter_ctx *ctx, uint32_t id)
 static void settle_job (struct adapter_ctx *ctx,
                         job_record_t *job,
                         bool creation_hold,
+                        bool restored,
                         int urgency)
 {
     /* (a requeued job is pending and may still be completing) */
@@ -147,11 +148,23 @@ static void settle_job (struct adapter_ctx *ctx,
          * submit-hold) */
         urgency = jobtap_host_job_urgency_get (job->job_id);
         if (urgency == 0) {
-            if (job->state_reason != WAIT_HELD_USER ||
-                actions_held_by_shim (job))
+            /* an operator's hold stays the operator's */
+            if ((job->state_reason != WAIT_HELD_USER
+                 && job->state_reason != WAIT_HELD)
+                || job->priority != 0 || actions_held_by_shim (job))
                 actions_user_hold (job);
         } else if (creation_hold || actions_held_by_shim (job))
             actions_release (ctx, job);
+        else if (restored && job->priority == 0
+                 && (job->state_reason == WAIT_HELD_USER
+                     || job->state_reason == WAIT_HELD)
+                 && jobtap_host_job_event_posted (job->job_id, "urgency") == 1) {
+            /* released by its user or an operator (jobtap kept it), but
+             * Slurm had not saved the release when it was killed */
+            info ("jobtap: %pJ: released again after the restart, as "
+                  "jobtap kept it", job);
+            actions_release (ctx, job);
+        }
     } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
         if (!actions_held_by_shim (job)) /* the runtime's hold normally did */
             actions_hold (job, HOLD_PREFIX "waiting for a jobtap decision");
@@ -204,7 +217,7 @@ static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
             actions_release (ctx, job);
         return;
     }
-    settle_job (ctx, job, creation_hold, urgency);
+    settle_job (ctx, job, creation_hold, false, urgency);
 }
 
 struct job_vec {
@@ -315,7 +328,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
             info ("jobtap: restored %zu jobs", restored);
         for (size_t i = 0; i < v.n; i++)
             if (v.jobs[i])
-                settle_job (ctx, v.jobs[i], creation[i],
+                settle_job (ctx, v.jobs[i], creation[i], true,
                             jobspec_urgency_from_record (v.jobs[i]));
     }
     keep_restored (ctx);

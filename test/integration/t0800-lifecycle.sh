@@ -70,8 +70,10 @@ cluster_wait_for 5 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q i
 is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" "and goes inactive"
 
 # slurmctld restarted while a prolog holds a job: neither the job nor the
-# hold is lost (the replay gives job.state.run, where the plugin starts its
-# prolog again, and Slurm runs the job's prolog hook again).
+# hold is lost. The job comes back from its kept state in RUN with its
+# prolog still active (no second job.state.run, as in Flux), Slurm runs
+# the job's prolog hook again, and the launch waits until the plugin
+# finishes the prolog.
 # (what jobtap load did is not kept across a restart: jobtap.conf says it)
 cat >"$CLUSTER_DIR/jobtap.conf" <<TOML
 [job-manager]
@@ -86,6 +88,8 @@ cluster_wait_for 20 sh -c "grep -q 'JobId=$id waits for a jobtap prolog again af
 ok $? "after a restart the job waits for its prolog again"
 sleep 2
 is "$(state "$id")" CONFIGURING "and is still CONFIGURING"
+cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' >/dev/null 2>&1"
+unlike "$(states "$id")" run "the restored job is not given job.state.run again"
 cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.finish '{\"id\": $id, \"which\": \"prolog\"}' >/dev/null 2>&1"
 cluster_wait_for 15 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q cleanup"
 finish "$id" epilog >/dev/null

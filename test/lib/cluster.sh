@@ -350,10 +350,12 @@ cluster_ctld_pid() {
 	echo "${CLUSTER_PIDS[1]}"
 }
 
-# Restart slurmctld only (state is kept), e.g. to test recovery.
+# Restart slurmctld only (state is kept), e.g. to test recovery; --kill:
+# with SIGKILL, as a crash would.
 cluster_restart_slurmctld() {
-	local pid=${CLUSTER_PIDS[1]}
-	kill "$pid" 2>/dev/null
+	local pid=${CLUSTER_PIDS[1]} signal=TERM
+	[ "${1:-}" = --kill ] && signal=KILL
+	kill -s "$signal" "$pid" 2>/dev/null
 	_cluster_wait_exit "$pid" 20
 	mv "$CLUSTER_DIR/log/slurmctld.out" "$CLUSTER_DIR/log/slurmctld.out.1" 2>/dev/null
 	"/usr/sbin/slurmctld" -D -f "$SLURM_CONF" >"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &

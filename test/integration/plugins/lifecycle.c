@@ -10,6 +10,9 @@
  *          "hold-urgency": bool, urgency 0 at depend (flux-core's
  *                                submit-hold)
  *          "at-new": {key: value}} jobspec updates made at job.new
+ *   job.new of a job restored in RUN with its prolog active (a restart)
+ *   starts the prolog-seconds timer again: a plugin's timers are not
+ *   kept, the job's events are
  *   lifecycle.finish {"id", "which": "prolog"|"epilog", "status"?}
  *   lifecycle.raise {"id", "note"}     a fatal exception on the job
  *   lifecycle.urgency {"id", "urgency"}
@@ -174,10 +177,20 @@ static int new_cb (flux_plugin_t *p,
                    flux_plugin_arg_t *args,
                    void *arg)
 {
+    flux_jobid_t id;
+    int state = 0;
     (void)topic;
-    (void)args;
     (void)arg;
-    if (at_new && flux_jobtap_jobspec_update_pack (p, "O", at_new) < 0)
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s?i}", "id",
+                                &id, "state", &state) < 0)
+        return -1;
+    if (state == FLUX_JOB_STATE_RUN && prolog_seconds > 0
+        && flux_jobtap_job_event_posted (p, id, "prolog-start") > 0
+        && flux_jobtap_job_event_posted (p, id, "prolog-finish") == 0
+        && start_timer (p, id, prolog_seconds, true) < 0)
+        return -1;
+    if (state == FLUX_JOB_STATE_NEW && at_new
+        && flux_jobtap_jobspec_update_pack (p, "O", at_new) < 0)
         return -1;
     return 0;
 }

@@ -108,7 +108,7 @@ struct waiter {
     char key[64];
     long granted; /* priority given by "avail-<key>", or -1 */
 };
-#define MAX_WAITERS 64
+#define MAX_WAITERS 4096
 static struct waiter waiters[MAX_WAITERS];
 static struct waiter unavail[MAX_WAITERS];
 
