@@ -79,6 +79,7 @@ static void annotations_merge (struct job *job, json_t *context)
 static struct job *job_from_kept (struct runtime *rt,
                                   flux_jobid_t id,
                                   uint32_t userid,
+                                  double t_submit,
                                   json_t *spec,
                                   json_t *log,
                                   json_t **resend)
@@ -87,12 +88,12 @@ static struct job *job_from_kept (struct runtime *rt,
     json_t *ctx = json_object_get (first, "context");
     json_int_t kept_userid = -1;
     int urgency = FLUX_JOB_URGENCY_DEFAULT;
-    double t_submit = 0;
+    double t_first = 0;
     json_t *base = NULL, *e;
     struct job *job;
     size_t i;
 
-    if (json_unpack (first, "{s:F}", "timestamp", &t_submit) < 0
+    if (json_unpack (first, "{s:F}", "timestamp", &t_first) < 0
         || json_unpack (ctx, "{s:I s?i}", "userid", &kept_userid, "urgency",
                         &urgency) < 0
         || strcmp (json_string_value (json_object_get (first, "name"))
@@ -106,6 +107,8 @@ static struct job *job_from_kept (struct runtime *rt,
                      (uintmax_t)id, (intmax_t)kept_userid, userid);
         return NULL;
     }
+    /* t_submit is the scheduler's, as job_new gave it: the submit
+     * entry's timestamp is when jobtap_host_submit ran */
     if (!(job = job_create (rt, spec, userid, urgency, t_submit)))
         return NULL;
     job->id = id;
@@ -217,7 +220,7 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
         }
         if ((log = store_take_kept (rt, (flux_jobid_t)id))) {
             job = job_from_kept (rt, (flux_jobid_t)id, (uint32_t)userid,
-                                 spec, log, &v[k].resend);
+                                 t_submit, spec, log, &v[k].resend);
             json_decref (log);
         }
         if (job) {

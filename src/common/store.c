@@ -273,8 +273,11 @@ static char *path_of (const char *dir, const char *name)
     return p;
 }
 
-static int write_all (int fd, const char *data, size_t len)
+/* *done (if non-NULL): the bytes written, also when it fails part way. */
+static int write_all (int fd, const char *data, size_t len, size_t *done)
 {
+    if (done)
+        *done = 0;
     while (len > 0) {
         ssize_t n = write (fd, data, len);
         if (n < 0) {
@@ -284,6 +287,8 @@ static int write_all (int fd, const char *data, size_t len)
         }
         data += n;
         len -= (size_t)n;
+        if (done)
+            *done += (size_t)n;
     }
     return 0;
 }
@@ -511,7 +516,7 @@ static int write_snapshot (const char *dir,
         goto done;
     }
     if ((fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0
-        || write_all (fd, b.data, b.len) < 0 || fsync (fd) < 0) {
+        || write_all (fd, b.data, b.len, NULL) < 0 || fsync (fd) < 0) {
         errprintf (err, "%s: %s", tmp, strerror (errno));
         goto done;
     }
@@ -641,7 +646,8 @@ ssize_t store_flush (struct runtime *rt, bool sync)
     memset (&s->buf, 0, sizeof (s->buf));
     runtime_unlock ();
     if (b.len > 0 || (sync && s->unsynced)) {
-        if ((b.len > 0 && write_all (s->fd, b.data, b.len) < 0)
+        size_t done = 0;
+        if ((b.len > 0 && write_all (s->fd, b.data, b.len, &done) < 0)
             || (sync && fdatasync (s->fd) < 0)) {
             int e = errno;
             if (!s->write_failed)
@@ -650,6 +656,16 @@ ssize_t store_flush (struct runtime *rt, bool sync)
                              "trying again (jobs' state since then is not "
                              "yet kept)", s->dir, strerror (e));
             s->write_failed = true;
+            /* What reached the file stays there (the next try completes
+             * a line cut short): written again, it would leave a broken
+             * line, or an entry twice, in the journal. */
+            if (done > 0) {
+                s->journal_bytes += done;
+                s->unsynced = true;
+                memmove (b.data, b.data + done, b.len - done);
+                b.len -= done;
+                b.data[b.len] = '\0';
+            }
             /* kept for the next try, ahead of what came since */
             runtime_lock ();
             if (b.len + s->buf.len <= UNWRITTEN_MAX) {
