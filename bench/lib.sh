@@ -58,6 +58,8 @@ PartitionName=batch Nodes=$CLUSTER_NODE MaxTime=INFINITE State=UP" || return 1
 _bench_jobtap_conf() {
 	case $1 in
 	c) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$BENCH_PLUGIN" ;;
+	# c without the jobs' state kept (issue 19): what keeping it costs
+	k) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n[slurm-jobtap]\nstate-dir = ""\n' "$BENCH_PLUGIN" ;;
 	d) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$BENCH_LUA" ;;
 	esac >"$CLUSTER_DIR/jobtap.conf"
 }
@@ -81,7 +83,7 @@ bench_restart() {
 	case $mode in
 	a) ;;
 	b) echo "JobSubmitPlugins=lua" >>"$conf" ;;
-	c | d)
+	c | d | k)
 		_bench_jobtap_conf "$mode"
 		printf 'JobSubmitPlugins=jobtap\nPrioritySiteFactorPlugin=site_factor/jobtap\n' >>"$conf"
 		;;

@@ -16,6 +16,7 @@ NAMES = {
     "a": "a: no job_submit plugin",
     "b": "b: Slurm job_submit/lua",
     "c": "c: jobtap, C plugin",
+    "k": "k: c without the kept state (state-dir = \"\")",
     "d": "d: jobtap, Lua policy",
     "e": "e: as c, with 100 service calls/s",
 }

@@ -168,13 +168,11 @@ static void line_begin (struct strbuf *b, flux_jobid_t id, const char *kind)
     sb_puts (b, kind);
 }
 
-void store_record (struct job *job, struct event *ev)
+void store_record_event (struct job *job, struct event *ev)
 {
     struct store *s = job->rt->store;
     struct strbuf *b;
 
-    if (!s)
-        return;
     if (!job_is_bound (job)) {
         /* kept with the job until it has its id */
         if (!job->store_pending
@@ -206,10 +204,10 @@ void store_record (struct job *job, struct event *ev)
     sb_puts (b, "]}\n");
 }
 
-void store_forget (struct job *job)
+void store_forget_job (struct job *job)
 {
     struct store *s = job->rt->store;
-    if (!s || !job_is_bound (job) || !job->store_started)
+    if (!job_is_bound (job) || !job->store_started)
         return;
     line_begin (&s->buf, job->id, ",\"forget\":true}\n");
     job->store_started = false;
@@ -220,13 +218,11 @@ void store_mark_kept (struct job *job)
     job->store_started = true;
 }
 
-void store_job_release (struct job *job)
+void store_job_release_pending (struct job *job)
 {
-    if (job->store_pending) {
-        sb_free (job->store_pending);
-        free (job->store_pending);
-        job->store_pending = NULL;
-    }
+    sb_free (job->store_pending);
+    free (job->store_pending);
+    job->store_pending = NULL;
 }
 
 json_t *store_take_kept (struct runtime *rt, flux_jobid_t id)
@@ -443,8 +439,14 @@ static json_t *read_dir (const char *dir,
     }
     if ((p = path_of (dir, "snapshot"))) {
         if (read_file (p, kept, true, &snap_gen, NULL) < 0
-            && errno == ENOENT) {
+            && (errno == ENOENT || errno == EINVAL)) {
             char *old = path_of (dir, "snapshot.old");
+            char *aside = path_of (dir, "snapshot.unreadable");
+            /* kept for the admin to look at, not written over */
+            if (errno == EINVAL && aside && rename (p, aside) == 0)
+                runtime_log (LOG_ERR, "jobtap: %s: unreadable, moved to %s",
+                             p, aside);
+            free (aside);
             if (old && read_file (old, kept, true, &snap_gen, NULL) == 0)
                 runtime_log (LOG_WARNING, "jobtap: %s: read the previous "
                              "snapshot (the last one was not complete)", dir);

@@ -31,6 +31,8 @@
 #include <flux/core.h>
 
 #include "host.h"
+#include "job.h"
+#include "runtime.h"
 
 struct runtime;
 struct job;
@@ -44,14 +46,30 @@ int store_open (struct runtime *rt, const char *dir, jobtap_host_error_t *err);
 void store_close (struct runtime *rt);
 
 /* An event was applied to job (event.c), or the job was forgotten
- * (job.c). */
-void store_record (struct job *job, struct event *ev);
-void store_forget (struct job *job);
+ * (job.c).  Inline checks, so a runtime without a store (jobtap-run,
+ * the benchmarks) pays a load and a branch per event. */
+void store_record_event (struct job *job, struct event *ev);
+void store_forget_job (struct job *job);
+static inline void store_record (struct job *job, struct event *ev)
+{
+    if (__builtin_expect (job->rt->store != NULL, 0))
+        store_record_event (job, ev);
+}
+static inline void store_forget (struct job *job)
+{
+    if (job->rt->store)
+        store_forget_job (job);
+}
 /* The job's entries as the store would write them (restore.c: the
  * history of a job restored from the store is already kept). */
 void store_mark_kept (struct job *job);
 /* Free what a job holds for the store (job.c, when it is freed). */
-void store_job_release (struct job *job);
+void store_job_release_pending (struct job *job);
+static inline void store_job_release (struct job *job)
+{
+    if (job->store_pending)
+        store_job_release_pending (job);
+}
 
 /* The kept eventlog of job id (a new reference, taken out of the kept
  * set), or NULL. */

@@ -277,8 +277,9 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
     size_t restored = 0;
     bool *creation = NULL;
 
-    if (slurmctld_primary)
-        keep_open (ctx);
+    /* in control: slurmctld has read its state (a backup only once it
+     * took over; slurmctld_primary stays false in one that did) */
+    keep_open (ctx);
     list_for_each (job_list, collect_unknown, &v);
     qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
     if (v.n && !(creation = calloc (v.n, sizeof (*creation)))) {
