@@ -58,6 +58,12 @@ static json_t *dotted_get (json_t *o, const char *key)
     return o;
 }
 
+static const char *entry_name (json_t *entry)
+{
+    const char *s = json_string_value (json_object_get (entry, "name"));
+    return s ? s : "";
+}
+
 static void annotations_merge (struct job *job, json_t *context)
 {
     json_t *a = json_object_get (context, "annotations");
@@ -93,13 +99,10 @@ static struct job *job_from_kept (struct runtime *rt,
     struct job *job;
     size_t i;
 
-    if (json_unpack (first, "{s:F}", "timestamp", &t_first) < 0
+    if (strcmp (entry_name (first), "submit")
+        || json_unpack (first, "{s:F}", "timestamp", &t_first) < 0
         || json_unpack (ctx, "{s:I s?i}", "userid", &kept_userid, "urgency",
                         &urgency) < 0
-        || strcmp (json_string_value (json_object_get (first, "name"))
-                       ? json_string_value (json_object_get (first, "name"))
-                       : "",
-                   "submit")
         || kept_userid != (json_int_t)userid) {
         runtime_log (LOG_WARNING,
                      "jobtap: job %ju: the kept history is not this job's "
@@ -117,8 +120,7 @@ static struct job *job_from_kept (struct runtime *rt,
     json_array_foreach (log, i, e) {
         const char *k;
         json_t *v;
-        if (strcmp (json_string_value (json_object_get (e, "name")) ? : "",
-                    "jobspec-update"))
+        if (strcmp (entry_name (e), "jobspec-update"))
             continue;
         json_object_foreach (json_object_get (e, "context"), k, v) {
             json_t *cur = dotted_get (job_jobspec (job), k);

@@ -4,7 +4,8 @@
 # the jobs that make it release them, hold and release jobs (urgency) and
 # update them; then restarted. Afterwards, for every job Slurm itself
 # still has: its jobtap state and Slurm's agree (holds, dependencies,
-# urgency, time limit), no job the plugin released is held again and
+# urgency, the time limit: an update Slurm had not saved is applied
+# again), no job the plugin released is held again and
 # every job still waiting is held once, for its own dependency; its
 # eventlog goes back to before the kill (kept, not rebuilt); and jobs
 # Slurm lost (it saves its own state every few seconds) have no jobtap
@@ -77,7 +78,7 @@ info() { "$jobtap" job "$1" --json 2>/dev/null; }
 # $3 the previous kill's (jobs lost then are not counted again).
 check_jobs() {
 	local kill_at=$1 round=$2
-	squeue -h -t PD,R -o '%i %j %r' >"$W/squeue"
+	squeue -h -t PD,R -o '%i %j %l %r' >"$W/squeue"
 	python3 - "$W" "$kill_at" "$jobtap" "$3" <<'PY' >"$W/check"
 import json, subprocess, sys
 W, kill_at, jobtap, since = sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4])
@@ -88,8 +89,11 @@ def lines(name):
         return []
 slurm = {}
 for l in open(f"{W}/squeue"):
-    f = l.rstrip("\n").split(" ", 2)
-    slurm[f[0]] = (f[1], f[2] if len(f) > 2 else "")
+    f = l.rstrip("\n").split(" ", 3)
+    slurm[f[0]] = (f[1], f[3] if len(f) > 3 else "", f[2])
+def minutes(limit):  # squeue's M:SS or H:MM:SS
+    parts = [int(x) for x in limit.split(":")]
+    return parts[-2] + (60 * parts[-3] if len(parts) > 2 else 0)
 # (id, name, time): Slurm gives a lost job's id to a later submission
 acked = sorted(((l[0], l[1], float(l[2])) for n in ("wait", "release", "plain")
                 for l in lines(n)), key=lambda a: (int(a[0]), a[2]))
@@ -133,6 +137,10 @@ for i, name, t in acked:
                 bad.append(f"{i} {name}: eventlog rebuilt, not kept: {[e['name'] for e in j['eventlog']]}")
             else:
                 kept_history += 1
+    duration = j["jobspec"]["attributes"]["system"].get("duration")
+    if name.startswith("plain-") and duration != 60.0 * minutes(slurm[i][2]):
+        bad.append(f"{i} {name}: jobtap's duration {duration}, Slurm's "
+                   f"time limit {slurm[i][2]}")
     held_user = reason in ("JobHeldUser", "JobHeldAdmin")  # root holds as admin
     if (j["urgency"] == 0) != held_user and name.startswith("plain-"):
         bad.append(f"{i} {name}: urgency {j['urgency']} but Slurm's reason is {reason!r}")
