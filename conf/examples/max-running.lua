@@ -31,9 +31,22 @@ local function admit (job)
 end
 
 jobtap.on ("job.new", function (job)
-    -- jobs already past DEPEND when the policy (re)loads count as admitted
+    -- jobs already past DEPEND when the policy (re)loads, or slurmctld
+    -- restarts, count as admitted; after a restart a job still in DEPEND
+    -- waits again (job.state.depend is not called twice, as in Flux)
     local st = job.state
-    if st == "PRIORITY" or st == "SCHED" or st == "RUN" then admit (job) end
+    if st == "PRIORITY" or st == "SCHED" or st == "RUN" then
+        admit (job)
+    elseif st == "DEPEND" and not job.data.waiting then
+        local k = key (job.userid)
+        S.waiting[k] = S.waiting[k] or {}
+        local q, at = S.waiting[k], #S.waiting[k] + 1
+        for i, id in ipairs (q) do
+            if id > job.id then at = i break end
+        end
+        table.insert (q, at, job.id)
+        job.data.waiting = true
+    end
 end)
 
 jobtap.on ("job.state.depend", function (job)
@@ -46,7 +59,8 @@ jobtap.on ("job.state.depend", function (job)
     table.insert (S.waiting[k], job.id)
     job.data.waiting = true
     job:add_dependency (DEP)
-    jobtap.log_info ("job %d of user %d waits: %d jobs running", job.id,
+    jobtap.log_info ("job %d of user %d waits: %d of the user's jobs are "
+                     .. "admitted (released to run, or running)", job.id,
                      job.userid, S.active[k])
 end)
 

@@ -314,6 +314,12 @@ int stack_call_skip (struct job *job,
             total++;
             continue;
         }
+        if (rt->in_pass && pass_skips (v[i])) {
+            /* failed too often in this pass: as if it failed again, so
+             * the job keeps the priority it has */
+            total = -1;
+            break;
+        }
         rc = plugin_call (v[i], topic, args);
         if (job->pending_updates) {
             args_jobspec_drop (args, job);
@@ -326,6 +332,8 @@ int stack_call_skip (struct job *job,
                          "jobtap: %s: %s: rc=-1",
                          v[i]->list_name,
                          topic);
+            if (rt->in_pass)
+                pass_failed (v[i], job->id);
             total = -1;
             break;
         }

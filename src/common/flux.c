@@ -12,6 +12,8 @@
 
 #include "aux.h"
 #include "internal.h"
+#include "jtplugin.h"
+#include "runtime.h"
 #include "log.h"
 
 struct flux_handle {
@@ -69,7 +71,12 @@ void *flux_aux_get (flux_t *h, const char *name)
 int flux_vlog (flux_t *h, int level, const char *fmt, va_list ap)
 {
     int saved_errno = errno;
-    (void)h;
+    struct runtime *rt = flux_handle_runtime (h);
+    /* a plugin failing for job after job in a pass is summed up once */
+    if (rt && rt->in_pass && level <= LOG_WARNING && pass_quiet (rt->calling)) {
+        level = LOG_DEBUG;
+        rt->calling->pass.quiet_lines++;
+    }
     runtime_vlog (level, fmt, ap);
     errno = saved_errno;
     return 0;

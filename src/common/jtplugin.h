@@ -27,6 +27,14 @@ struct service {
 
 /* Stored in the plugin's aux as "flux::jobtap", so flux_jobtap_* can tell
  * jobtap plugins from others and reach the runtime through them. */
+/* How a plugin fares in one pass over every job (priority.c). */
+struct pass_count {
+    int failures;         /* its callbacks that failed */
+    uint64_t first_failed; /* the first job they failed for */
+    int skipped;          /* jobs it was not called for, after too many */
+    int quiet_lines;      /* its log lines sent to debug level */
+};
+
 struct jt_plugin {
     struct runtime *rt;
     flux_plugin_t *p;
@@ -35,8 +43,34 @@ struct jt_plugin {
     char *sort_mode;      /* set_load_sort_order */
     bool removed;         /* plugins.c: unloaded, perhaps still running */
     struct service *services;
+    struct pass_count pass; /* priority.c: this plugin in the current pass */
     struct jt_plugin *next;
 };
+
+/* A plugin whose callbacks fail for job after job in one pass over every
+ * job (reprioritize_all) is logged in full for its first few failures,
+ * then skipped for the rest of the pass, and summed up in one line at
+ * its end (priority.c): a runaway policy costs a bounded time per pass,
+ * not one limit per job. */
+#define PASS_LOUD_FAILURES 3
+#define PASS_SKIP_FAILURES 10
+static inline bool pass_quiet (const struct jt_plugin *jt)
+{
+    return jt && jt->pass.failures >= PASS_LOUD_FAILURES;
+}
+/* Whether to leave jt out of this job's call (counted). */
+static inline bool pass_skips (struct jt_plugin *jt)
+{
+    if (jt->pass.failures < PASS_SKIP_FAILURES)
+        return false;
+    jt->pass.skipped++;
+    return true;
+}
+static inline void pass_failed (struct jt_plugin *jt, uint64_t id)
+{
+    if (jt->pass.failures++ == 0)
+        jt->pass.first_failed = id;
+}
 
 /* The jobtap plugin behind p, or NULL (errno kept). */
 struct jt_plugin *jt_get (flux_plugin_t *p);

@@ -1,5 +1,7 @@
 /* Asking the plugins for priorities (priority.h). */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <jansson.h>
 #include <flux/core.h>
 #include <flux/jobtap.h>
@@ -8,6 +10,7 @@
 #include "event.h"
 #include "host.h"
 #include "job.h"
+#include "jtplugin.h"
 #include "log.h"
 #include "priority.h"
 #include "runtime.h"
@@ -34,7 +37,8 @@ void get_priority (struct job *job)
     if (rc == 0)
         goto out;
     if (rc < 0) {
-        runtime_log (LOG_ERR,
+        /* in a pass, the plugin's summary says it (pass_report) */
+        runtime_log (rt->in_pass ? LOG_DEBUG : LOG_ERR,
                      "jobtap: job %ju: job.priority.get: callback failed",
                      (uintmax_t)job->id);
         goto out;
@@ -62,17 +66,51 @@ out:
     flux_plugin_arg_destroy (args);
 }
 
+/* One line per plugin that failed in the pass just ended. */
+static void pass_report (struct runtime *rt, int asked)
+{
+    for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next) {
+        struct pass_count *c = &jt->pass;
+        if (c->failures == 0)
+            continue;
+        char skipped[160] = "";
+        if (c->skipped > 0)
+            snprintf (skipped, sizeof (skipped),
+                      "; not asked for the other %d after %d failures (they "
+                      "keep their priority, or wait in PRIORITY)",
+                      c->skipped, PASS_SKIP_FAILURES);
+        runtime_log (LOG_ERR,
+                     "jobtap: %s: job.priority.get failed for %d of %d jobs "
+                     "in this pass (the first: job %ju)%s; %d more log lines "
+                     "at debug level (SlurmctldDebug=debug shows them)",
+                     jt->list_name, c->failures, asked,
+                     (uintmax_t)c->first_failed, skipped, c->quiet_lines);
+    }
+}
+
 int reprioritize_all (struct runtime *rt)
 {
-    int n;
+    int n, asked = 0;
+    bool outer = !rt->in_pass; /* a plugin may start one from a callback */
     struct job **v = table_snapshot (rt, &n, false);
     if (!v)
         return -1;
+    if (outer) {
+        rt->in_pass = true;
+        for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next)
+            memset (&jt->pass, 0, sizeof (jt->pass));
+    }
     for (int i = 0; i < n; i++) {
         if (v[i]->state == FLUX_JOB_STATE_PRIORITY
-            || v[i]->state == FLUX_JOB_STATE_SCHED)
+            || v[i]->state == FLUX_JOB_STATE_SCHED) {
             get_priority (v[i]);
+            asked++;
+        }
     }
     snapshot_free (v, n);
+    if (outer) {
+        rt->in_pass = false;
+        pass_report (rt, asked);
+    }
     return 0;
 }

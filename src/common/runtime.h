@@ -48,6 +48,7 @@ struct runtime {
     json_t *plugins_conf;          /* [job-manager] plugins as loaded */
     bool configured;
     struct store *store;           /* store.c: NULL unless the host opened it */
+    bool in_pass;                  /* priority.c: reprioritize_all runs */
 };
 
 /* The process's runtime.  Only the host API's entry points (host.c,

@@ -1,5 +1,7 @@
 /* priority.c: asking plugins for priorities (job.priority.get) for one
- * job and for all, on a runtime made here with in-process plugins. */
+ * job and for all, on a runtime made here with in-process plugins; a
+ * plugin failing for every job is skipped for the rest of a pass and
+ * summed up in one line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +22,15 @@ static struct runtime rt;
 static char last_log[512];
 static char told[512];
 
+static int loud_lines, quiet_lines; /* LOG_ERR and above, LOG_DEBUG */
+
 static void log_sink (int level, const char *msg, void *arg)
 {
-    (void)level;
     (void)arg;
+    if (level <= LOG_ERR)
+        loud_lines++;
+    else if (level == LOG_DEBUG)
+        quiet_lines++;
     snprintf (last_log, sizeof (last_log), "%s", msg);
 }
 
@@ -65,6 +72,11 @@ static int cb_prio (flux_plugin_t *p,
                                      "priority", id + 100);
     if (!strcmp (mode, "fail"))
         return -1;
+    if (!strcmp (mode, "fail-log")) { /* as a Lua policy's error */
+        flux_log (flux_jobtap_get_flux (p), LOG_ERR, "policy error for %jd",
+                  (intmax_t)id);
+        return -1;
+    }
     if (!strcmp (mode, "string"))
         return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
                                      "priority", "high");
@@ -193,17 +205,65 @@ static void test_all (void)
     plugin_retire (&rt, jt);
 }
 
+/* A plugin failing for every job: its first failures are logged, then it
+ * is skipped for the rest of the pass (the jobs keep their priority), and
+ * one line sums it up; the next pass starts afresh. */
+static void test_pass_budget (void)
+{
+    struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
+    struct job *jobs[100];
+
+    for (int i = 0; i < 100; i++) {
+        jobs[i] = job_in_table (1000 + i, FLUX_JOB_STATE_SCHED, 16);
+        jobs[i]->priority = 5;
+    }
+    set_mode (jt, "fail-log");
+    for (int pass = 1; pass <= 2; pass++) {
+        calls = loud_lines = quiet_lines = 0;
+        isint (reprioritize_all (&rt), 0, "pass %d over 100 failing jobs", pass);
+        isint (calls, PASS_SKIP_FAILURES,
+               "pass %d: the plugin is called %d times, then skipped", pass,
+               PASS_SKIP_FAILURES);
+        isint (loud_lines, PASS_LOUD_FAILURES + 1,
+               "pass %d: its first %d errors and one summary are logged", pass,
+               PASS_LOUD_FAILURES);
+        like (last_log,
+              "^jobtap: prio\\.so: job\\.priority\\.get failed for 10 of 100 "
+              "jobs in this pass \\(the first: job 1[0-9]{3}\\); not asked for "
+              "the other 90 after 10 failures \\(they keep their priority, or "
+              "wait in PRIORITY\\); 7 more log lines at debug level "
+              "\\(SlurmctldDebug=debug shows them\\)$",
+              "pass %d: the summary", pass);
+        int kept = 0;
+        for (int i = 0; i < 100; i++)
+            kept += jobs[i]->priority == 5;
+        isint (kept, 100, "pass %d: every job keeps its priority", pass);
+    }
+    ok (!rt.in_pass, "no pass runs afterwards");
+    set_mode (jt, "fail-log");
+    calls = loud_lines = 0;
+    get_priority (jobs[0]);
+    ok (calls == 1 && loud_lines == 2,
+        "outside a pass a failure is logged in full (the plugin's line and "
+        "the runtime's)");
+    jobs_free_all (&rt);
+    plugin_retire (&rt, jt);
+}
+
 int main (void)
 {
     rt.ops.set_priority = op_set_priority;
+    rt.h = flux_handle_create (&rt); /* plugins log through it */
     runtime_log_sink (log_sink, NULL);
 
     test_builtin ();
     test_plugin_answers ();
     test_all ();
+    test_pass_budget ();
 
     jobs_free_all (&rt);
     free (rt.stack);
+    flux_handle_destroy (rt.h);
     runtime_log_sink (NULL, NULL);
     done_testing ();
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # max-running.lua on a real cluster: a user's jobs beyond the limit wait
 # with the reason "jobtap: max-running-jobs" and start one by one as the
-# running ones end (seen at the adapter's sweep, every 3 s here).
+# running ones end (seen at the adapter's sweep, every 3 s here), also
+# across a slurmctld restart (the waiting jobs come back in DEPEND, and the
+# policy queues them again at job.new).
 . "$(dirname "$0")/../../lib/tap.sh"
 . "$(dirname "$0")/../../lib/cluster.sh"
 
@@ -29,7 +31,7 @@ is "$(state "$a")" RUNNING "the first job runs"
 is "$(state "$b") $(reason "$b")" "PENDING jobtap: max-running-jobs" \
 	"the second waits for max-running-jobs (one CPU would be free)"
 is "$(state "$c") $(reason "$c")" "PENDING jobtap: max-running-jobs" "so does the third"
-like "$(cluster_log)" "lua: max-running.lua: job $b of user 0 waits: 1 jobs running" \
+like "$(cluster_log)" "lua: max-running.lua: job $b of user 0 waits: 1 of the user's jobs are admitted \\(released to run, or running\\)" \
 	"the policy logs why"
 
 # Released at the sweep after the first ends, each starts within seconds:
@@ -55,6 +57,19 @@ scancel "$e"
 cluster_wait_for 24 sh -c "squeue -h -j $f -t all -o %T | grep -q COMPLETED"
 is "$(state "$f")" COMPLETED "after a waiting job is canceled the next one still runs"
 is "$(state "$e")" CANCELLED "the canceled one never ran"
+
+# Across a restart: the running job counts, the waiting one waits, and it
+# runs when the first ends.
+g=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J g --wrap 'sleep 6')
+h=$(sbatch --parsable -n 1 -t 5 -o /dev/null -J h --wrap 'sleep 1')
+cluster_wait_for 15 sh -c "squeue -h -j $g -o %T | grep -q RUNNING"
+cluster_wait_for 10 sh -c "squeue -h -j $h -o %r | grep -q jobtap"
+cluster_restart_slurmctld || bail_out "slurmctld did not come back"
+sleep 1
+is "$(state "$h") $(reason "$h")" "PENDING jobtap: max-running-jobs" \
+	"after a restart the waiting job still waits"
+cluster_wait_for 24 sh -c "squeue -h -j $h -t all -o %T | grep -q COMPLETED"
+is "$(state "$h")" COMPLETED "and runs once the running one ended"
 
 cluster_finish
 done_testing
