@@ -7,6 +7,7 @@
 #   b  Slurm's job_submit/lua with bench/policies/job_submit.lua
 #   c  job_submit/jobtap + site_factor/jobtap, bench-policy.so (C)
 #   d  job_submit/jobtap + site_factor/jobtap, bench-policy.lua
+#   k  as c, without the jobs' kept state (state-dir = "")
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_BUILD=${JOBTAP_BUILD_DIR:-$BENCH_DIR/../build}
 BENCH_CLIENT=${BENCH_CLIENT:-$BENCH_BUILD/bench/bench-throughput}

@@ -314,7 +314,8 @@ int stack_call_skip (struct job *job,
             total++;
             continue;
         }
-        if (rt->in_pass && pass_skips (v[i])) {
+        bool counted = rt->in_pass && !strcmp (topic, PASS_TOPIC);
+        if (counted && pass_skips (v[i])) {
             /* failed too often in this pass: as if it failed again, so
              * the job keeps the priority it has */
             total = -1;
@@ -332,7 +333,7 @@ int stack_call_skip (struct job *job,
                          "jobtap: %s: %s: rc=-1",
                          v[i]->list_name,
                          topic);
-            if (rt->in_pass)
+            if (counted)
                 pass_failed (v[i], job->id);
             total = -1;
             break;

@@ -52,6 +52,7 @@ struct jt_plugin {
  * then skipped for the rest of the pass, and summed up in one line at
  * its end (priority.c): a runaway policy costs a bounded time per pass,
  * not one limit per job. */
+#define PASS_TOPIC "job.priority.get" /* the calls a pass counts */
 #define PASS_LOUD_FAILURES 3
 #define PASS_SKIP_FAILURES 10
 static inline bool pass_quiet (const struct jt_plugin *jt)

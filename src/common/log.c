@@ -1,23 +1,38 @@
 /* The runtime's lock, log sink and error convention (log.h). */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "log.h"
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static __thread int depth; /* this thread's holds of the lock */
 static void (*sink) (int level, const char *msg, void *arg);
 static void *sink_arg;
 
 void runtime_lock (void)
 {
     pthread_mutex_lock (&lock);
+    depth++;
 }
 
 void runtime_unlock (void)
 {
+    depth--;
     pthread_mutex_unlock (&lock);
+}
+
+bool runtime_yield (void)
+{
+    if (depth != 1)
+        return false;
+    pthread_mutex_unlock (&lock);
+    sched_yield ();
+    pthread_mutex_lock (&lock);
+    return true;
 }
 
 const char *jobtap_runtime_version (void)

@@ -10,6 +10,7 @@
 #define JOBTAP_LOG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "host.h"
 
@@ -19,6 +20,10 @@ extern "C" {
 
 void runtime_lock (void);
 void runtime_unlock (void);
+/* Let other threads in: if this thread holds the lock once (a host entry
+ * point, not a callback), release it, yield, and take it again: true.
+ * Held more deeply, nothing happens: false. */
+bool runtime_yield (void);
 
 /* Where runtime_log writes (NULL: stderr).  Set under the lock. */
 void runtime_log_sink (void (*log) (int level, const char *msg, void *arg),

@@ -88,6 +88,11 @@ static void pass_report (struct runtime *rt, int asked)
     }
 }
 
+/* Jobs asked between two chances for other threads to take the lock (a
+ * host's pass over 10k jobs must not hold up submissions for its whole
+ * length). */
+#define PASS_SLICE 64
+
 int reprioritize_all (struct runtime *rt)
 {
     int n, asked = 0;
@@ -104,7 +109,12 @@ int reprioritize_all (struct runtime *rt)
         if (v[i]->state == FLUX_JOB_STATE_PRIORITY
             || v[i]->state == FLUX_JOB_STATE_SCHED) {
             get_priority (v[i]);
-            asked++;
+            if (++asked % PASS_SLICE == 0 && outer) {
+                /* the pass's counts apply to its own calls only */
+                rt->in_pass = false;
+                (void)runtime_yield (); /* the jobs are held (snapshot) */
+                rt->in_pass = true;
+            }
         }
     }
     snapshot_free (v, n);

@@ -116,8 +116,6 @@ static void *agent_main (void *arg)
             sweep_jobs ();
             last_sweep = now;
         }
-        if ((periodic && period > 0) || b.reprioritize)
-            jobtap_host_reprioritize_all ();
         actions_write_end (had);
         /* before Slurm may save what this pass changed */
         keep_write (ctx);
@@ -125,6 +123,11 @@ static void *agent_main (void *arg)
         keep_settle (ctx);
         for (size_t i = 0; i < b.n; i++)
             hooks_prep_unlocked (ctx, &b.actions[i]);
+        /* Outside Slurm's locks, letting submissions in every few jobs
+         * (a pass over every pending job may be long): the priorities it
+         * sets are queued and applied by the next pass, at once. */
+        if ((periodic && period > 0) || b.reprioritize)
+            jobtap_host_reprioritize_all ();
         jobtap_host_compact ();
 
         /* Quick passes while accepted submissions wait to be bound (each
