@@ -56,16 +56,19 @@ while [ $SECONDS -lt $end ]; do
 done
 after=$(wc -l <"$log")
 summaries=$(tail -n +"$((before + 1))" "$log" | grep -c 'job.priority.get failed for')
-python3 - "$lat" "$((after - before))" "$summaries" "$seconds" "$period" "$jobs" "$kind" <<'PY' | tee -a "$out"
+# the policy's lines (its errors, tracebacks, the summaries), not sbatch's
+policy_lines=$(tail -n +"$((before + 1))" "$log" | grep -v '_slurm_rpc_submit_batch_job' |
+	grep -c -E "runaway|fail-priority|stack traceback|^\s|job.priority.get")
+python3 - "$lat" "$((after - before))" "$summaries" "$seconds" "$period" "$jobs" "$kind" "$policy_lines" <<'PY' | tee -a "$out"
 import sys
-path, lines, summaries, seconds, period, jobs, kind = sys.argv[1:]
+path, lines, summaries, seconds, period, jobs, kind, policy = sys.argv[1:]
 v = sorted(int(l) for l in open(path) if l.strip().isdigit())
 failed = sum(1 for l in open(path) if l.startswith("failed"))
 pct = lambda p: v[min(len(v) - 1, int(p * len(v)))] / 1000
 passes = max(int(seconds) // int(period), 1)
 print(f"kind={kind} jobs={jobs} period={period}s calls={len(v)} failed={failed} "
       f"sbatch_ms_p50={pct(0.5):.1f} p99={pct(0.99):.1f} max={v[-1] / 1000:.1f} "
-      f"log_lines={lines} summaries={summaries} "
-      f"lines_per_pass={int(lines) / passes:.1f}")
+      f"log_lines={lines} policy_lines={policy} summaries={summaries} "
+      f"policy_lines_per_pass={int(policy) / passes:.1f}")
 PY
 bench_finish 0

@@ -128,6 +128,10 @@ static int policy_failed (struct host *h,
                            what);
         return -1;
     }
+    /* a failed priority is a failure the runtime counts: in a pass over
+     * every job, a policy failing for job after job is skipped */
+    if (!strcmp (topic, "job.priority.get"))
+        return -1;
     if (!submit_topic (topic) || h->on_error_accept)
         return 0;
     flux_jobtap_reject_job (h->p, args,
