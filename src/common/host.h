@@ -288,10 +288,11 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err);
  * from its history.  Call once, before restoring.  0, or -1 with err. */
 int jobtap_host_store_open (const char *dir, jobtap_host_error_t *err);
 /* Write the events recorded since the last flush (one write), synced to
- * disk if 'sync'.  Called by the host before anything the events decided
- * can reach the scheduler's own saved state (for Slurm: before the agent
- * lets go of the job write lock).  Never with the runtime mutex held
- * (from an ops callback).  Returns bytes written (0: nothing to write, or
+ * disk if 'sync' (the sync is not waited for by other flushes; only the
+ * thread that calls jobtap_host_store_maintain may sync).  Called by the
+ * host before anything the events decided can reach the scheduler's own
+ * saved state (for Slurm: before the agent lets go of the job write
+ * lock).  Never with the runtime mutex held (from an ops callback).  Returns bytes written (0: nothing to write, or
  * no store), or -1 (logged; kept for the next flush). */
 ssize_t jobtap_host_store_flush (bool sync);
 /* Merge the journal into a new snapshot once it has grown past its

@@ -647,10 +647,9 @@ ssize_t store_flush (struct runtime *rt, bool sync)
     b = s->buf;
     memset (&s->buf, 0, sizeof (s->buf));
     runtime_unlock ();
-    if (b.len > 0 || (sync && s->unsynced)) {
+    if (b.len > 0) {
         size_t done = 0;
-        if ((b.len > 0 && write_all (s->fd, b.data, b.len, &done) < 0)
-            || (sync && fdatasync (s->fd) < 0)) {
+        if (write_all (s->fd, b.data, b.len, &done) < 0) {
             int e = errno;
             if (!s->write_failed)
                 runtime_log (LOG_ERR,
@@ -684,12 +683,31 @@ ssize_t store_flush (struct runtime *rt, bool sync)
                 runtime_log (LOG_INFO, "jobtap: the job state in %s is "
                              "written again", s->dir);
             s->write_failed = false;
-            s->unsynced = !sync;
+            s->unsynced = true;
             s->journal_bytes += b.len;
             rc = (ssize_t)b.len;
         }
     }
+    /* The sync waits for the disk: outside the io lock, so a writer
+     * under Slurm's job write lock (a hook) never waits for it.  Only
+     * the thread that calls store_maintain (which may change the file)
+     * syncs. */
+    int fd = s->fd;
+    bool do_sync = sync && s->unsynced;
+    if (do_sync)
+        s->unsynced = false;
     pthread_mutex_unlock (&s->io);
+    if (do_sync && fdatasync (fd) < 0) {
+        int e = errno;
+        pthread_mutex_lock (&s->io);
+        s->unsynced = true;
+        if (!s->write_failed)
+            runtime_log (LOG_ERR, "jobtap: cannot sync the job state in %s: "
+                         "%s; trying again", s->dir, strerror (e));
+        s->write_failed = true;
+        pthread_mutex_unlock (&s->io);
+        rc = -1;
+    }
     sb_free (&b);
     return rc;
 }

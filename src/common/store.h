@@ -78,9 +78,11 @@ json_t *store_take_kept (struct runtime *rt, flux_jobid_t id);
  * how many. */
 int store_drop_kept (struct runtime *rt);
 
-/* Write what was recorded (one write), then fdatasync if 'sync'.  Takes
- * the runtime lock only to take the buffer: never call it with the
- * runtime lock held (ops callbacks).  Returns bytes written, or -1. */
+/* Write what was recorded (one write), then fdatasync if 'sync' (outside
+ * the store's own lock; only the thread that calls store_maintain
+ * syncs).  Takes the runtime lock only to take the buffer: never call it
+ * with the runtime lock held (ops callbacks).  Returns bytes written, or
+ * -1. */
 ssize_t store_flush (struct runtime *rt, bool sync);
 /* Merge the snapshot and the journals written so far into a new
  * snapshot when the journal has grown past its bound (or 'force').
