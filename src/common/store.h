@@ -22,7 +22,7 @@
  * store_flush writes with one write() (a provisional job's entries wait
  * in the job until it is bound).  Called by event.c, submit.c, job.c
  * (recording), host.c and restore.c (open, flush, the kept jobs); calls
- * compact.c and log.c.  Without an open store every call is a no-op. */
+ * store_file.c (the files), compact.c and log.c.  Without an open store every call is a no-op. */
 #ifndef JOBTAP_STORE_H
 #define JOBTAP_STORE_H
 #include <stdbool.h>
