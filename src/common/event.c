@@ -436,19 +436,7 @@ int jobtap_call_handled (struct job *job, const char *topic,
                          (uintmax_t)job->id,
                          topic);
         else {
-            const char *k;
-            json_t *v;
-            json_object_foreach (annotations, k, v) {
-                if (json_is_null (v))
-                    json_object_del (job->annotations, k);
-                else if (json_is_object (v)
-                         && json_is_object (json_object_get (job->annotations,
-                                                             k)))
-                    json_object_update (json_object_get (job->annotations, k),
-                                        v);
-                else if (lazy_object (&job->annotations))
-                    json_object_set (job->annotations, k, v);
-            }
+            job_annotations_merge (job, annotations);
             if (strcmp (topic, "job.new") != 0) {
                 json_t *ctx = json_pack ("{s:O}", "annotations", annotations);
                 event_post_known (job, EV_ANNOTATIONS, ctx);

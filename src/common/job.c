@@ -338,6 +338,21 @@ void jobs_free_all (struct runtime *rt)
 
 /* --- jobs --------------------------------------------------------------- */
 
+void job_annotations_merge (struct job *job, json_t *annotations)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach (annotations, k, v) {
+        json_t *cur = json_object_get (job->annotations, k);
+        if (json_is_null (v))
+            json_object_del (job->annotations, k);
+        else if (json_is_object (v) && json_is_object (cur))
+            json_object_update (cur, v);
+        else if (lazy_object (&job->annotations))
+            json_object_set (job->annotations, k, v);
+    }
+}
+
 void job_forget (struct job *job)
 {
     store_forget (job);

@@ -219,6 +219,11 @@ static inline void fifo_unlink (struct job_fifo *fifos, int f, struct job *job)
     q->count--;
 }
 
+/* Merge a plugin's OUT annotations into the job's (a null value deletes
+ * its key, an object updates an object), as Flux does; also when a
+ * restart replays an annotations event. */
+void job_annotations_merge (struct job *job, json_t *annotations);
+
 struct job_aux *job_aux_find (struct job *job, struct jt_plugin *jt);
 void job_aux_destroy_all (struct job *job);
 /* A plugin is going: its aux is destroyed on active jobs and abandoned

@@ -64,19 +64,6 @@ static const char *entry_name (json_t *entry)
     return s ? s : "";
 }
 
-static void annotations_merge (struct job *job, json_t *context)
-{
-    json_t *a = json_object_get (context, "annotations");
-    const char *k;
-    json_t *v;
-    json_object_foreach (a, k, v) {
-        if (json_is_null (v))
-            json_object_del (job->annotations, k);
-        else if (lazy_object (&job->annotations))
-            json_object_set (job->annotations, k, v);
-    }
-}
-
 /* A job rebuilt from its kept eventlog: each entry applied to the job's
  * data by the state machine alone (no callbacks, nothing told to the
  * host), on the jobspec the scheduler kept.  *resend: the jobspec values
@@ -140,7 +127,8 @@ static struct job *job_from_kept (struct runtime *rt,
         ev.context = json_object_get (e, "context");
         (void)json_unpack (e, "{s:F}", "timestamp", &ev.timestamp);
         if (ev.kind == EV_ANNOTATIONS)
-            annotations_merge (job, ev.context);
+            job_annotations_merge (job,
+                                   json_object_get (ev.context, "annotations"));
         (void)event_job_update (job, &ev);
         json_decref (ev.entry);
     }

@@ -170,11 +170,19 @@ static int cb_depend (flux_plugin_t *p, UNUSED const char *topic,
     return 0;
 }
 
-/* Traces "<arg> <id>". */
+static int setups; /* runtimes made: 1 before the first restart */
+
+/* Traces "<arg> <id>".  Before the first restart job 101 is annotated in
+ * two steps, {"note":{"x":1}} then {"note":{"y":2}}, which merge. */
 static int cb_state (UNUSED flux_plugin_t *p, UNUSED const char *topic,
                      flux_plugin_arg_t *args, void *arg)
 {
-    core_trace ("%s %jd", (const char *)arg, (intmax_t)id_of (args));
+    const char *what = arg;
+    core_trace ("%s %jd", what, (intmax_t)id_of (args));
+    if (setups == 1 && id_of (args) == 101)
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT,
+                                     "{s:{s:{s:i}}}", "annotations", "note",
+                                     !strcmp (what, "prio") ? "x" : "y", 1);
     return 0;
 }
 
@@ -184,6 +192,7 @@ static struct jt_plugin *plugin;
  * emptied. */
 static void setup (void)
 {
+    setups++;
     core_host_setup (&ops, NULL, NULL);
     plugin = core_plugin_make (host_runtime (), "t");
     if (flux_plugin_add_handler (plugin->p, "job.new", cb_new, NULL) < 0
@@ -449,6 +458,13 @@ static void test_restart (void)
     ok (strstr (t, "new 101 state=8; ")
             && strstr (strstr (t, "new 101 state=8; "), "prio 101; sched 101"),
         "job.new sees SCHED, then job.state.priority, then sched");
+    json_t *ann = info_get (101, "annotations");
+    char *ann_text = json_dumps (ann, JSON_COMPACT | JSON_SORT_KEYS);
+    is (ann_text, "{\"note\":{\"x\":1,\"y\":1}}",
+        "its kept annotations events merge as they did (an object updates "
+        "an object)");
+    free (ann_text);
+    json_decref (ann);
     log = info_get (101, "eventlog");
     ok (log_begins_with (log, kept_log_101),
         "job 101's eventlog begins with the kept entries");
