@@ -163,7 +163,24 @@ static int load_config_locked (struct runtime *rt,
     free (rt->config_path);
     rt->config_path = path ? strdup (path) : NULL;
     rt->configured = true;
+    rt->config_loaded_at = now ();
     return 0;
+}
+
+/* The outcome of a reload, for jobtap_host_config_status: a good one
+ * put its config in effect at that moment. */
+static void reload_record (struct runtime *rt,
+                           int rc,
+                           const jobtap_host_error_t *err)
+{
+    free (rt->reload_error);
+    rt->reload_error = NULL;
+    rt->reload_at = now ();
+    if (rc == 0)
+        rt->config_loaded_at = rt->reload_at;
+    else
+        rt->reload_error = strdup (err && err->text[0] ? err->text
+                                                       : "unknown error");
 }
 
 /* Settings read on every job, looked up once per (re)load. */
@@ -281,9 +298,33 @@ int jobtap_host_reload (jobtap_host_error_t *err)
     json_decref (old_config);
     json_decref (old_plugins);
 out:
+    if (rt->configured)
+        reload_record (rt, rc, err);
     settings_cache (rt);
     runtime_unlock ();
     return rc;
+}
+
+json_t *jobtap_host_config_status (void)
+{
+    struct runtime *rt = host_runtime ();
+    json_t *o, *reload = json_null ();
+
+    runtime_lock ();
+    if (rt->reload_at > 0)
+        reload = rt->reload_error
+                     ? json_pack ("{s:f s:b s:s}", "at", rt->reload_at, "ok",
+                                  0, "error", rt->reload_error)
+                     : json_pack ("{s:f s:b}", "at", rt->reload_at, "ok", 1);
+    if (!rt->configured)
+        o = json_pack ("{s:b s:n s:n s:o*}", "configured", 0, "path",
+                       "loaded_at", "reload", reload);
+    else
+        o = json_pack ("{s:b s:s? s:f s:o*}", "configured", 1, "path",
+                       rt->config_path, "loaded_at", rt->config_loaded_at,
+                       "reload", reload);
+    runtime_unlock ();
+    return o;
 }
 
 json_t *jobtap_host_settings (void)

@@ -99,6 +99,7 @@ void jobtap_host_fini (void)
         json_decref (rt->plugins_conf);
         json_decref (rt->inactive_order);
         free (rt->config_path);
+        free (rt->reload_error);
         free (rt->stack);
         memset (rt, 0, sizeof (*rt));
         runtime_log_sink (NULL, NULL);

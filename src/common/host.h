@@ -160,6 +160,15 @@ int jobtap_host_load_config (const char *path, jobtap_host_error_t *err);
  * returned with err set. */
 int jobtap_host_reload (jobtap_host_error_t *err);
 
+/* The config in use and how the last reload went, as a new object:
+ *   {"configured": bool, "path": s|null (builtins only),
+ *    "loaded_at": epoch seconds (when the config in use took effect),
+ *    "reload": null (none since the load) |
+ *              {"at": epoch seconds, "ok": bool, "error"?: s}}
+ * "error" is jobtap_host_reload's text (file and line where it has them).
+ * NULL only when out of memory. */
+json_t *jobtap_host_config_status (void);
+
 /* The [slurm-jobtap] table of the current config as a new reference
  * (an empty object if absent).  Caller json_decref()s. */
 json_t *jobtap_host_settings (void);

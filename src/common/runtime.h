@@ -47,6 +47,9 @@ struct runtime {
     bool keep_eventlog;            /* conf.c: ops' or keep-eventlog */
     json_t *plugins_conf;          /* [job-manager] plugins as loaded */
     bool configured;
+    double config_loaded_at;       /* conf.c: when config took effect */
+    double reload_at;              /* conf.c: the last reload, 0 if none */
+    char *reload_error;            /* conf.c: why it was refused, or NULL */
     struct store *store;           /* store.c: NULL unless the host opened it */
     bool in_pass;                  /* priority.c: reprioritize_all runs */
 };

@@ -103,6 +103,17 @@ static json_t *op_job (json_t *req, const struct control_caller *caller)
     return control_response_ok (info);
 }
 
+/* Open to all, as list is: it shows paths and error texts that slurmctld's
+ * log (and the jobtap.conf any user may read) already has. */
+static json_t *op_status (void)
+{
+    json_t *o;
+
+    if (!(o = jobtap_host_config_status ()))
+        return control_response_error (ENOMEM, "%s", strerror (ENOMEM));
+    return control_response_ok (o);
+}
+
 static json_t *op_rpc (json_t *req,
                        const struct control_caller *caller,
                        jobtap_host_service_done_f done,
@@ -142,6 +153,8 @@ json_t *control_ops_run (const char *op,
         return op_query (request);
     if (!strcmp (op, "job"))
         return op_job (request, caller);
+    if (!strcmp (op, "status"))
+        return op_status ();
     if (!strcmp (op, "rpc"))
         return op_rpc (request, caller, done, arg);
     return control_response_error (EINVAL, "unknown op \"%s\"", op);

@@ -1,5 +1,6 @@
 /* control_ops: what each request of the control socket does, through the
- * runtime's host API (host.h) only: list, load, remove, query, rpc, job.
+ * runtime's host API (host.h) only: list, load, remove, query, rpc, job,
+ * status.
  * Authorization is per request: load and remove need JOBTAP_ROLE_OWNER;
  * job shows a user only his own jobs; rpc hands the caller's uid and
  * rolemask to the service, which decides.

@@ -5,7 +5,7 @@
  * A message is a 4-byte big-endian length, then that many bytes of one
  * JSON object (UTF-8, no terminating NUL):
  *
- *   request   {"op": "list"|"load"|"remove"|"query"|"rpc"|"job", ...}
+ *   request   {"op": "list"|"load"|"remove"|"query"|"rpc"|"job"|"status", ...}
  *   response  {"ok": true, "result": ANY}
  *             {"ok": false, "errnum": N, "error": "text"}
  *

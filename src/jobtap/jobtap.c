@@ -1,6 +1,7 @@
 /* jobtap: drive the jobtap plugins of a running slurmctld, as `flux
  * jobtap` drives Flux's job manager: list, load, remove, query, call a
- * plugin's service (rpc), and show a job as jobtap sees it.
+ * plugin's service (rpc), show a job as jobtap sees it, and say which
+ * jobtap.conf is in use and whether the last reload was refused (status).
  *
  * Speaks to slurmctld's control socket (src/control/control_proto.h);
  * or, with --host, to its TCP control port with each request sealed in a
@@ -18,6 +19,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <netdb.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -41,6 +43,8 @@ static const char *usage_text =
     "  rpc TOPIC [JSON|-]             call a plugin's service (payload from\n"
     "                                 the argument or stdin)\n"
     "  job ID [--json]                a job as jobtap sees it\n"
+    "  status [--json]                the jobtap.conf in use and the last\n"
+    "                                 reload (exit 1 if it was refused)\n"
     "The socket: --socket, $JOBTAP_CONTROL_SOCKET, control-socket in\n"
     "jobtap.conf beside slurm.conf, or StateSaveLocation/jobtap.sock.\n"
     "--host: slurmctld's control port (PORT, or control-port in\n"
@@ -351,13 +355,63 @@ static int cmd_job (const struct endpoint *ep, int argc, char **argv)
     return 0;
 }
 
+/* Seconds since the epoch as Slurm prints times (local time). */
+static const char *time_text (json_t *t, char *buf, size_t size)
+{
+    time_t secs = (time_t)json_number_value (t);
+    struct tm tm;
+    if (!json_is_number (t) || !localtime_r (&secs, &tm)
+        || !strftime (buf, size, "%Y-%m-%dT%H:%M:%S", &tm))
+        snprintf (buf, size, "?");
+    return buf;
+}
+
+/* Exit 1 when the last reload was refused, so that a check after
+ * `scontrol reconfigure` (which Slurm 22.05 reports as done before the
+ * reload runs) can see it. */
+static int cmd_status (const struct endpoint *ep, int argc, char **argv)
+{
+    bool all = false, json = false;
+    char t1[64], t2[64];
+
+    if (parse_flags (argc, argv, "status", "json", &all, &json) > 1)
+        usage_error ("status takes no arguments");
+    json_t *o = call (ep, json_pack ("{s:s}", "op", "status"), "status");
+    json_t *reload = json_object_get (o, "reload");
+    const char *path = json_string_value (json_object_get (o, "path"));
+    const char *error = json_string_value (json_object_get (reload, "error"));
+    bool refused = json_is_object (reload)
+                   && !json_is_true (json_object_get (reload, "ok"));
+
+    if (json)
+        print_json (o, JSON_INDENT (2));
+    else if (!json_is_true (json_object_get (o, "configured")))
+        puts ("config: not loaded");
+    else {
+        printf ("config: %s\n", path ? path : "none (builtins only)");
+        printf ("loaded: %s\n",
+                time_text (json_object_get (o, "loaded_at"), t1, sizeof (t1)));
+        if (!json_is_object (reload))
+            puts ("last reload: none");
+        else
+            printf ("last reload: %s %s\n",
+                    time_text (json_object_get (reload, "at"), t2,
+                               sizeof (t2)),
+                    refused ? "refused" : "ok");
+        if (refused)
+            printf ("error: %s\n", error ? error : "?");
+    }
+    json_decref (o);
+    return refused ? 1 : 0;
+}
+
 static const struct command {
     const char *name;
     int (*run) (const struct endpoint *ep, int argc, char **argv);
 } commands[] = {
     { "list", cmd_list },   { "load", cmd_load }, { "remove", cmd_remove },
     { "query", cmd_query }, { "rpc", cmd_rpc },   { "job", cmd_job },
-    { NULL, NULL },
+    { "status", cmd_status }, { NULL, NULL },
 };
 
 /* --host HOST[:PORT] or [IPV6]:PORT; the port defaults to control-port in

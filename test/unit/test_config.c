@@ -36,6 +36,25 @@ static void is_list (const char *want, const char *msg)
     free (s);
 }
 
+/* jobtap_host_config_status without its times, as compact text with
+ * sorted keys; the times go to *loaded_at and *reload_at (0 if none). */
+static char status_buf[1024];
+static const char *status_text (double *loaded_at, double *reload_at)
+{
+    json_t *o = jobtap_host_config_status ();
+    json_t *reload = json_object_get (o, "reload");
+    *loaded_at = json_real_value (json_object_get (o, "loaded_at"));
+    *reload_at = json_real_value (json_object_get (reload, "at"));
+    json_object_del (o, "loaded_at");
+    if (json_is_object (reload))
+        json_object_del (reload, "at");
+    char *s = json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS);
+    snprintf (status_buf, sizeof (status_buf), "%s", s ? s : "(null)");
+    free (s);
+    json_decref (o);
+    return status_buf;
+}
+
 static void test_errors (void)
 {
     char text[2048];
@@ -218,14 +237,27 @@ static void test_reload (void)
               plugin_path ("policy.so"));
     ok (load (text) == 0, "load");
     path = write_config ("jobtap.conf", "");
-    (void)path;
+    char want[1200];
+    double loaded0, loaded, at0, at;
+    snprintf (want, sizeof (want),
+              "{\"configured\":true,\"path\":\"%s\",\"reload\":null}", path);
+    is (status_text (&loaded0, &at0), want,
+        "status after the load: its path, no reload yet");
+    ok (loaded0 > 1e9 && at0 == 0, "... and when it was loaded");
     snprintf (text, sizeof (text),
               "[policy]\nmode = \"two\"\n"
               "[slurm-jobtap]\nx = 2\n"
               "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
               plugin_path ("policy.so"));
     write_config ("jobtap.conf", text);
+    usleep (2000);
     ok (jobtap_host_reload (&err) == 0, "reload with the same plugins");
+    snprintf (want, sizeof (want),
+              "{\"configured\":true,\"path\":\"%s\",\"reload\":{\"ok\":true}}",
+              path);
+    is (status_text (&loaded, &at), want, "status: the reload took");
+    ok (loaded > loaded0 && at == loaded, "... the new config loaded then");
+    loaded0 = loaded;
     ok (log_count ("policy: conf.update mode=two") == 1,
         "... calls conf.update with the new config");
     json_t *settings = jobtap_host_settings ();
@@ -242,6 +274,13 @@ static void test_reload (void)
     ok (jobtap_host_reload (&err) < 0, "reload with a rejected config fails");
     is (err.text, "policy.so: Error parsing [policy]: bad mode",
         "... with the plugin's message");
+    snprintf (want, sizeof (want),
+              "{\"configured\":true,\"path\":\"%s\",\"reload\":{\"error\":"
+              "\"policy.so: Error parsing [policy]: bad mode\",\"ok\":false}}",
+              path);
+    is (status_text (&loaded, &at), want, "status: the reload was refused, why");
+    ok (loaded == loaded0 && at > loaded0,
+        "... the config in use is still the one loaded before");
     settings = jobtap_host_settings ();
     ok (json_integer_value (json_object_get (settings, "x")) == 2,
         "... and keeps the previous settings");
@@ -250,6 +289,9 @@ static void test_reload (void)
     write_config ("jobtap.conf", "[job-manager\n");
     ok (jobtap_host_reload (&err) < 0, "reload with a TOML error fails");
     like (err.text, "jobtap.conf:1:", "... with file and line");
+    like (status_text (&loaded, &at),
+          "\"reload\":\\{\"error\":\"[^\"]*jobtap.conf:1:13: Error while parsing table header[^\"]+\",\"ok\":false\\}",
+          "status: the TOML error, with file and line");
     is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\"]",
              "... plugins unchanged");
 

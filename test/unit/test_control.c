@@ -216,6 +216,22 @@ static void test_requests (void)
         "remove by a user: EPERM");
     like (ask ("{\"op\":\"rpc\",\"topic\":\"svc.echo\"}"),
           "\"rolemask\":2,", "rpc by a user: the service sees FLUX_ROLE_USER");
+    struct runtime *rt = host_runtime ();
+    rt->config_loaded_at = 1699999999.25; /* a time that prints exactly */
+    is (ask ("{\"op\":\"status\"}"),
+        "{\"ok\":true,\"result\":{\"configured\":true,"
+        "\"loaded_at\":1699999999.25,\"path\":null,\"reload\":null}}",
+        "status by a user: builtins only, when, no reload since");
+    rt->reload_at = 1700000000.5;
+    rt->reload_error = strdup ("/etc/slurm/jobtap.conf:2: bad");
+    is (ask ("{\"op\":\"status\"}"),
+        "{\"ok\":true,\"result\":{\"configured\":true,"
+        "\"loaded_at\":1699999999.25,\"path\":null,\"reload\":{\"at\":"
+        "1700000000.5,\"error\":\"/etc/slurm/jobtap.conf:2: bad\",\"ok\":false}}}",
+        "status: a refused reload, when and why");
+    free (rt->reload_error);
+    rt->reload_error = NULL;
+    rt->reload_at = 0;
     if (getuid () != 1000)
         is (ask ("{\"op\":\"job\",\"id\":42}"),
             "{\"errnum\":1,\"error\":\"job 42: belongs to another user\","
