@@ -44,7 +44,10 @@
 #include "lua_state.h"
 
 /* conf.update: reload the script if it changed, then pass the call on to
- * the script's own conf.update handler, if any. */
+ * the script's own conf.update handler, if any. A script that cannot be
+ * read or loaded refuses the new config, as a plugin's conf.update may:
+ * the loaded version keeps running, and the host reports the refusal
+ * (the reconfigure's log line, `jobtap status`). */
 static int conf_update_cb (flux_plugin_t *p,
                            const char *topic,
                            flux_plugin_arg_t *args,
@@ -53,25 +56,25 @@ static int conf_update_cb (flux_plugin_t *p,
     struct host *h = arg;
     char *source;
     size_t len;
-    (void)p;
 
     if (state_read_file (h->script, &source, &len) < 0)
-        host_log (h, LOG_ERR, "reload: %s: %s; keeping the loaded version",
-                  h->script, strerror (errno));
-    else if (h->cur && len == h->cur->source_len
-             && !memcmp (source, h->cur->source, len))
+        return flux_jobtap_error (p, args,
+                                  "reload: %s: %s; keeping the loaded version",
+                                  h->script, strerror (errno));
+    if (h->cur && len == h->cur->source_len
+        && !memcmp (source, h->cur->source, len))
         free (source);
     else {
         char err[1024];
         struct policy *pol = state_create (h, h->cur, source, len, err,
                                            sizeof (err));
         if (!pol)
-            host_log (h, LOG_ERR,
-                      "reload failed, keeping the loaded version: %s", err);
-        else {
-            state_swap (h, pol);
-            host_log (h, LOG_INFO, "reloaded %s", h->script);
-        }
+            return flux_jobtap_error (p, args,
+                                      "reload failed, keeping the loaded "
+                                      "version: %s",
+                                      err);
+        state_swap (h, pol);
+        host_log (h, LOG_INFO, "reloaded %s", h->script);
     }
     return handlers_call (h, topic, args);
 }

@@ -405,11 +405,22 @@ static void test_reload (void)
     uint64_t id = submit (js_named ("keep"), 16, NULL);
     ok (id != 0, "v2 accepts a job");
     write_config ("rl.lua", "syntax error here");
-    ok (jobtap_host_reload (&err) == 0, "reload with a broken file");
-    ok (log_count ("rl.lua: reload failed, keeping the loaded version: "
-                   "rl.lua:1: syntax error")
-            == 1,
-        "logs the error");
+    ok (jobtap_host_reload (&err) < 0, "reload with a broken file is refused");
+    like (err.text, "^rl.lua: reload failed, keeping the loaded version: "
+                    "rl.lua:1: syntax error",
+          "... with the policy's error");
+    json_t *st = jobtap_host_config_status ();
+    ok (json_is_false (json_object_get (json_object_get (st, "reload"), "ok")),
+        "... which the config status shows");
+    json_decref (st);
+    ok (log_count ("rl.lua: reload failed") == 0,
+        "... and the policy leaves the logging to the host");
+    unlink (write_config ("rl.lua", ""));
+    ok (jobtap_host_reload (&err) < 0, "reload with the file gone is refused");
+    like (err.text, "^rl.lua: reload: .*rl.lua: No such file or directory; "
+                    "keeping the loaded version$",
+          "... and says so");
+    write_config ("rl.lua", "syntax error here");
     submit (js_named ("x"), 16, NULL);
     is (err.text, "v2 4", "and v2 keeps running");
     /* job.data survives a successful swap */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scontrol reconfigure reloads a changed policy into a fresh Lua state
-# (jobtap.state carries over); a policy that fails to load leaves the old
-# one running, with the error in the log. On 24.11 reconfigure starts
+# (jobtap.state carries over); a policy that fails to load refuses the
+# reload: the old one keeps running, the error is in the log and in
+# `jobtap status` (exit 1). On 24.11 reconfigure starts
 # slurmctld anew: the policy loads afresh (so does jobtap.state), and when
 # it cannot, the daemonized old slurmctld carries on (docs/admin.md).
 . "$(dirname "$0")/../../lib/tap.sh"
@@ -30,6 +31,14 @@ cluster_start --jobtap-conf "$conf" --ctld-daemon || bail_out "cluster did not s
 rm -f "$conf"
 restarts=0
 [ "$(cluster_slurm_release)" -ge 2411 ] && restarts=1
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+# the last lines of jobtap status, from "last reload" on, times as T
+last_reload() {
+	"$jobtap" status | sed -n '/^last reload: /,$p' |
+		sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}/T/'
+	return "${PIPESTATUS[0]}"
+}
 count() { grep -c "$1" "$CLUSTER_DIR/log/slurmctld.log"; }
 # scontrol reconfigure, then wait for LOG-PATTERN to appear once more, and
 # for slurmctld (the old or the new one) to answer.
@@ -63,9 +72,14 @@ if [ "$restarts" = 1 ]; then
 	like "$(cluster_log)" "Resuming operation, reconfigure failed" "the old slurmctld carries on"
 	is "$(submit x)" "sbatch: error: v2 says no (call 2)" "version 2 keeps running"
 else
-	reconfigure 'reload failed'
-	like "$(cluster_log)" "lua: reload.lua: reload failed, keeping the loaded version: reload.lua:9: syntax error near 'is'" \
+	reconfigure 'jobtap: reconfigure failed'
+	like "$(cluster_log)" "jobtap: reconfigure failed, keeping the previous configuration: reload.lua: reload failed, keeping the loaded version: reload.lua:9: syntax error near 'is'" \
 		"a broken file is not loaded, and the log says why"
+	is "$(last_reload)" "last reload: T refused
+error: reload.lua: reload failed, keeping the loaded version: reload.lua:9: syntax error near 'is'" \
+		"jobtap status shows the refusal"
+	last_reload >/dev/null
+	is "$?" 1 "... and exits 1"
 	is "$(submit x)" "sbatch: error: v2 says no (call 3)" "version 2 keeps running"
 fi
 id=$(sbatch --parsable -o /dev/null -t 5 -J ok --wrap true 2>&1)
@@ -79,6 +93,7 @@ if [ "$restarts" = 1 ]; then
 else
 	reconfigure 'lua: reload.lua: reloaded'
 	is "$(count 'lua: reload.lua: reloaded')" 2 "a fixed file loads at the next reconfigure"
+	is "$(last_reload)" "last reload: T ok" "jobtap status: the reload took"
 	is "$(submit x)" "sbatch: error: v3 says no (call 5)" "and runs"
 	scontrol reconfigure
 	sleep 2
