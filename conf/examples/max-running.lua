@@ -4,11 +4,13 @@
 --                                        users = { "1000" = 5 } } }
 --
 -- A user's jobs beyond the limit wait in DEPEND with the jobtap
--- dependency "max-running-jobs" (squeue shows "jobtap: max-running-jobs")
--- and are released oldest first as that user's jobs end.  A job counts
--- from the moment it is released until it ends, so at most N are ever
--- eligible to run at once.  Under Slurm the end of a job is seen at the
--- adapter's periodic sweep ([slurm-jobtap] reprioritize-period).
+-- dependency "max-running-jobs" (squeue shows "jobtap: max-running-jobs",
+-- then "; also held by its user" or "; also waits on its Slurm
+-- dependency" if that holds the job too) and are released oldest first
+-- as that user's jobs end.  A job counts from the moment it is released
+-- until it ends, so at most N are ever eligible to run at once.  Under
+-- Slurm the end of a job is seen at the adapter's periodic sweep
+-- ([slurm-jobtap] reprioritize-period).
 local jobtap = require "jobtap"
 local DEP = "max-running-jobs"
 

@@ -62,16 +62,22 @@ void job_sync_host (struct job *job)
 
     if (!job_is_bound (job))
         return;
+    /* an urgency hold under jobtap's own is named too, so the owner sees
+     * that a release is theirs to give as well */
+    const char *also_user = job->urgency == FLUX_JOB_URGENCY_HOLD
+                                ? "; also held by its user"
+                                : "";
     if (job->state == FLUX_JOB_STATE_DEPEND && json_object_size (job->deps)) {
         void *it = json_object_iter (job->deps);
-        snprintf (reason,
-                  sizeof (reason),
-                  "jobtap: %s",
-                  json_object_iter_key (it));
+        snprintf (reason, sizeof (reason), "jobtap: %s%s",
+                  json_object_iter_key (it), also_user);
         want = reason;
     }
-    else if (job->state == FLUX_JOB_STATE_PRIORITY)
-        want = "jobtap: priority unavailable";
+    else if (job->state == FLUX_JOB_STATE_PRIORITY) {
+        snprintf (reason, sizeof (reason), "jobtap: priority unavailable%s",
+                  also_user);
+        want = reason;
+    }
 
     if (want && (!job->hold_reason || strcmp (want, job->hold_reason))) {
         free (job->hold_reason);

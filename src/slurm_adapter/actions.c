@@ -11,6 +11,7 @@
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
@@ -59,6 +60,45 @@ bool actions_held_by_shim (const job_record_t *job)
            !strncmp (job->state_desc, HOLD_PREFIX, strlen (HOLD_PREFIX));
 }
 
+/* What a jobtap-held job's reason adds for its Slurm dependency, which
+ * Slurm's own reason would have shown were jobtap not holding it. */
+#define SLURM_DEPENDENCY_WAITS "; also waits on its Slurm dependency"
+#define SLURM_DEPENDENCY_FAILED "; its Slurm dependency can never be satisfied"
+
+static const char *slurm_dependency_note (job_record_t *job)
+{
+    /* test_job_dependency takes assoc_mgr locks (accrue time) that a
+     * caller of site_factor_p_set may hold: the sweep adds it then. */
+    if (in_site_factor_set || !job->details || !job->details->depend_list
+        || list_count (job->details->depend_list) == 0)
+        return "";
+    /* Slurm's own test, as its scheduler makes it (job write lock held) */
+    switch (test_job_dependency (job, NULL)) {
+    case LOCAL_DEPEND:
+    case REMOTE_DEPEND:
+        return SLURM_DEPENDENCY_WAITS;
+    case FAIL_DEPEND:
+        return SLURM_DEPENDENCY_FAILED;
+    default:
+        return "";
+    }
+}
+
+/* The length of desc without the Slurm dependency note at its end. */
+static size_t without_dependency_note (const char *desc)
+{
+    static const char *const notes[] = {SLURM_DEPENDENCY_WAITS,
+                                        SLURM_DEPENDENCY_FAILED};
+    size_t n = strlen (desc);
+
+    for (size_t i = 0; i < sizeof (notes) / sizeof (notes[0]); i++) {
+        size_t k = strlen (notes[i]);
+        if (n >= k && !strcmp (desc + n - k, notes[i]))
+            return n - k;
+    }
+    return n;
+}
+
 void actions_hold (job_record_t *job, const char *reason)
 {
     time_t now = time (NULL);
@@ -69,10 +109,26 @@ void actions_hold (job_record_t *job, const char *reason)
     job->direct_set_prio = 1;
     job->state_reason = WAIT_HELD;
     xfree (job->state_desc);
-    job->state_desc = xstrdup (reason);
+    job->state_desc = xstrdup_printf ("%s%s", reason,
+                                      slurm_dependency_note (job));
     if (job->details && job->details->begin_time < now)
         job->details->begin_time = 0;
     last_job_update = now;
+}
+
+void actions_hold_refresh (job_record_t *job)
+{
+    if (!IS_JOB_PENDING (job) || !actions_held_by_shim (job)
+        || job->state_reason != WAIT_HELD)
+        return;
+    size_t base = without_dependency_note (job->state_desc);
+    const char *note = slurm_dependency_note (job);
+    if (!strcmp (job->state_desc + base, note))
+        return;
+    char *desc = xstrdup_printf ("%.*s%s", (int)base, job->state_desc, note);
+    xfree (job->state_desc);
+    job->state_desc = desc;
+    last_job_update = time (NULL);
 }
 
 void actions_user_hold (job_record_t *job)

@@ -59,8 +59,13 @@ void actions_site_factor_priority (struct adapter_ctx *ctx,
 /* Whether the job is held by the shim (priority 0, HOLD_PREFIX reason). */
 bool actions_held_by_shim (const job_record_t *job);
 
-/* Hold a pending job with reason (which should start with HOLD_PREFIX). */
+/* Hold a pending job with reason (which should start with HOLD_PREFIX);
+ * an unsatisfied Slurm dependency of the job is named after it. */
 void actions_hold (job_record_t *job, const char *reason);
+
+/* Bring a jobtap-held job's reason up to date with its Slurm dependency
+ * (the agent's sweep: Slurm's dependencies change with other jobs). */
+void actions_hold_refresh (job_record_t *job);
 
 /* Hold a job the Slurm way, as its user asked (-H, urgency 0), so the
  * user can release it. */

@@ -24,7 +24,9 @@
  * run and cleanup as they happen, hooks_prep.c): jobs that started or
  * ended unseen (no prep/jobtap, or cancelled while pending), and records
  * Slurm purged (MinJobAge), which Flux calls job.inactive-remove. A job
- * that ran passes through RUN first, with its R if Slurm still has it. */
+ * that ran passes through RUN first, with its R if Slurm still has it.
+ * A pending job jobtap holds has its reason's Slurm dependency part
+ * brought up to date. */
 static void sweep_jobs (void)
 {
     json_t *ids = jobtap_host_job_list ();
@@ -51,6 +53,8 @@ static void sweep_jobs (void)
         else if ((IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job))
                  && state < JOBTAP_STATE_RUN)
             bind_run (job);
+        else if (IS_JOB_PENDING (job))
+            actions_hold_refresh (job); /* its Slurm dependency may be met */
     }
     json_decref (ids);
 }

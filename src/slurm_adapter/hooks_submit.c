@@ -19,6 +19,7 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
+#include "src/common/assoc_mgr.h"
 
 /* The Slurm plugins call these: the library's only exported symbols. */
 #pragma GCC visibility push(default)
@@ -35,6 +36,7 @@
 #include "mark.h"
 #include "post_update.h"
 #include "queue.h"
+#include "slurm_compat.h"
 
 static void mark_submission (struct adapter_ctx *ctx,
                              job_desc_msg_t *desc,
@@ -196,6 +198,63 @@ out:
     return rc;
 }
 
+/* Whether Slurm lets uid update the job at all: its owner, an operator,
+ * or a coordinator of its account (and of the account it would move to).
+ * 22.05 calls job_modify before it checks, so a stranger's request must
+ * not reach the runtime. */
+static bool slurm_allows_update (const job_desc_msg_t *desc,
+                                 const job_record_t *job,
+                                 uint32_t uid)
+{
+    if (job->user_id == uid || validate_operator (uid))
+        return true;
+    if (!JOBTAP_IS_ACCT_COORD (uid, job->account))
+        return false;
+    return !desc->account || JOBTAP_IS_ACCT_COORD (uid, desc->account);
+}
+
+/* The urgency as a hold or release asks it, for a job jobtap holds: the
+ * user's part of the hold is the urgency, jobtap's hold stays (its reason
+ * names both, event.c). Slurm is then told nothing of it; only an
+ * operator's release still lifts jobtap's hold too. Returns an error for
+ * a user's release with no hold of theirs to lift. */
+static int hold_under_shim (job_desc_msg_t *desc,
+                            job_record_t *job,
+                            uint32_t submit_uid,
+                            char **err_msg)
+{
+    bool operator = validate_operator (submit_uid);
+    int urgency = jobtap_host_job_urgency_get (job->job_id);
+    int want;
+
+    if (desc->priority == 0)
+        want = 0;
+    else if (desc->priority == INFINITE && urgency == 0)
+        want = 16;
+    else if (operator)
+        return SLURM_SUCCESS; /* Slurm's own: an operator overrides jobtap */
+    else {
+        info ("jobtap: refusing to release %pJ for uid %u: %s", job, submit_uid,
+              job->state_desc);
+        if (err_msg) {
+            xfree (*err_msg);
+            *err_msg = xstrdup (job->state_desc);
+        }
+        return ESLURM_ACCESS_DENIED;
+    }
+    if (urgency != want) {
+        bool had = actions_write_begin ();
+        if (jobtap_host_job_urgency (job->job_id, want) < 0)
+            error ("jobtap: %pJ: cannot set urgency %d: %m", job, want);
+        actions_write_end (had);
+        info ("jobtap: %pJ: urgency %d by uid %u; %s", job, want, submit_uid,
+              job->state_desc);
+    }
+    if (!(operator && desc->priority == INFINITE))
+        desc->priority = NO_VAL; /* jobtap's hold stays as it is */
+    return SLURM_SUCCESS;
+}
+
 int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              job_record_t *job,
                              uint32_t submit_uid,
@@ -203,17 +262,13 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
 {
     if (post_update_applying ())
         return SLURM_SUCCESS; /* a plugin's own update, made in Slurm */
-    /* Only the shim may lift its own holds (operators may override). */
-    if (desc->priority != NO_VAL && desc->priority != 0 &&
-        actions_held_by_shim (job) && !validate_operator (submit_uid)) {
-        info ("jobtap: refusing to release %pJ for uid %u: %s", job, submit_uid,
-              job->state_desc);
-        if (err_msg) {
-            xfree (*err_msg);
-            *err_msg = xstrdup (job->state_desc ? job->state_desc
-                                                : "held by jobtap");
-        }
-        return ESLURM_ACCESS_DENIED;
+    if (!slurm_allows_update (desc, job, submit_uid))
+        return SLURM_SUCCESS; /* Slurm refuses it next, with its error */
+    if (desc->priority != NO_VAL && IS_JOB_PENDING (job)
+        && actions_held_by_shim (job)) {
+        int rc = hold_under_shim (desc, job, submit_uid, err_msg);
+        if (rc != SLURM_SUCCESS)
+            return rc;
     }
     if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
         follow_user_hold (desc, job);

@@ -52,6 +52,17 @@ typedef __typeof__ (*((job_record_t *)NULL)->details) jobtap_job_details_t;
 #define JOBTAP_RECONFIGURING() false
 #endif
 
+/* Whether uid coordinates the account (Slurm's own test, include
+ * src/common/assoc_mgr.h): 24.11 asks whether the caller holds the
+ * assoc_mgr locks already (it does not here). */
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+#define JOBTAP_IS_ACCT_COORD(uid, acct) \
+    assoc_mgr_is_user_acct_coord (acct_db_conn, (uid), (acct), false)
+#else
+#define JOBTAP_IS_ACCT_COORD(uid, acct) \
+    assoc_mgr_is_user_acct_coord (acct_db_conn, (uid), (acct))
+#endif
+
 /* The PrEp and GRES interfaces' headers moved from src/common to
  * src/interfaces in 23.02. */
 #if JOBTAP_SLURM_AT_LEAST(23, 2, 0)

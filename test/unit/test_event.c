@@ -348,7 +348,24 @@ static void test_sync_host (void)
     job_sync_host (job);
     is (actions, "hold 70 jobtap: after-x; hold 70 jobtap: after-y",
         "another reason: hold again with it");
+    actions[0] = '\0';
+    job->urgency = FLUX_JOB_URGENCY_HOLD;
+    job_sync_host (job);
+    is (actions, "hold 70 jobtap: after-y; also held by its user",
+        "urgency 0 in DEPEND: held again, the user's hold named too");
+    job->urgency = FLUX_JOB_URGENCY_DEFAULT;
+    job_sync_host (job);
+    is (actions,
+        "hold 70 jobtap: after-y; also held by its user; "
+        "hold 70 jobtap: after-y",
+        "the urgency raised: held again with jobtap's reason alone");
     job->state = FLUX_JOB_STATE_PRIORITY;
+    job->urgency = FLUX_JOB_URGENCY_HOLD;
+    actions[0] = '\0';
+    job_sync_host (job);
+    is (actions, "hold 70 jobtap: priority unavailable; also held by its user",
+        "PRIORITY at urgency 0: both holds named");
+    job->urgency = FLUX_JOB_URGENCY_DEFAULT;
     actions[0] = '\0';
     job_sync_host (job);
     is (actions, "hold 70 jobtap: priority unavailable",
