@@ -206,6 +206,12 @@ reconfigure
 logged "$failed $conf:2: \\[job-manager.plugins\\]\\[0\\]: Expected string, got integer" "load that is a number"
 still_decides "load a number"
 
+printf '[job-manager]\nplugins = [ { lod = "%s" } ]\n' "$plugin" >"$conf"
+reconfigure
+logged "$failed $conf:2: \\[job-manager.plugins\\]\\[0\\]: unknown key \"lod\" \\(an entry takes load, conf and remove\\)" \
+	"an entry with a misspelt key (its plugin would be left out)"
+still_decides "misspelt key"
+
 printf '[job-manager]\nplugins = [ { load = "%s", conf = { fail-init = true } } ]\n' "$plugin" >"$conf"
 reconfigure
 logged "$failed .*\\[job-manager.plugins\\]\\[0\\]: load: .*bad-input.so: flux_plugin_init failed" \
@@ -221,12 +227,16 @@ logged "jobtap: \\[slurm-jobtap\\] priority-mode must be a string, reprioritize-
 	"a setting of the wrong type is logged, defaults used"
 good_conf >"$conf"
 printf '[slurm-jobtap]\npriority-mode = "fastest"\ncontrol-port = 99999\nreprioritize-period = -5\n' >>"$conf"
+printf 'priority_mode = "authoritative"\ninactive-max = "many"\n' >>"$conf"
 reconfigure
 logged 'jobtap: \[slurm-jobtap\] priority-mode "fastest" is not "site-factor" or "authoritative"; using site-factor' \
 	"an unknown priority-mode is logged"
 logged 'jobtap: \[slurm-jobtap\] control-port 99999 is not a port number; the control port stays closed' \
 	"a port out of range is logged"
 logged 'jobtap: \[slurm-jobtap\] reprioritize-period -5 is negative; using 30' "a negative period is logged"
+logged 'jobtap: \[slurm-jobtap\] unknown setting "priority_mode" ignored' "a misspelt setting is logged"
+logged 'jobtap: \[slurm-jobtap\] inactive-max must be an integer; using the default' \
+	"a runtime setting of the wrong type is logged"
 still_decides "hostile settings"
 intact "hostile settings"
 
