@@ -87,6 +87,13 @@ ok $(( $(wc -c <<<"$out") > 400 )) "the user's whole answer is short ($(wc -c <<
 like "$(short "$(log | grep 'rejected a job of user 0: no: ' | tail -n 1)")" 'rejected a job of user 0: no: x{154}\+$' \
 	"and so is its log line"
 
+out=$(submit errmsg-number)
+is "$(short "$(head -n 1 <<<"$out")")" "sbatch: error: rejected by job-manager plugin" \
+	"an OUT errmsg that is a number: Flux's default message"
+out=$(submit errmsg-huge)
+like "$(short "$(head -n 1 <<<"$out")")" '^sbatch: error: x+$' "an OUT errmsg of 100 kB packed by hand"
+ok $(( $(wc -c <<<"$out") > 700 )) "is cut too ($(wc -c <<<"$out") bytes in all)"
+
 id=$(submit raise-validate --parsable)
 like "$id" '^[0-9]+$' "a fatal exception raised in job.validate does not reject the job"
 logged "error: jobtap: bad-input: raise in job.validate: Invalid argument" \

@@ -80,6 +80,19 @@ static int validate_cb (flux_plugin_t *p, const char *topic,
         free (s);
         return rc;
     }
+    else if (!strcmp (name, "errmsg-number")) {
+        flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:i}", "errmsg",
+                              42);
+        return -1;
+    }
+    else if (!strcmp (name, "errmsg-huge")) {
+        char *s = filler (HUGE_VALUE);
+        if (s)
+            flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
+                                  "errmsg", s);
+        free (s);
+        return -1;
+    }
     else if (!strcmp (name, "raise-validate")
              && flux_jobtap_raise_exception (p, FLUX_JOBTAP_CURRENT_JOB,
                                              "policy", 0,
