@@ -213,6 +213,14 @@ reconfigure
 logged "$failed $conf:2: \\[job-manager.plugins\\]\\[0\\]: Expected string, got integer" "load that is a number"
 still_decides "load a number"
 
+notelf=$CLUSTER_DIR/not-a-plugin.so
+printf 'this is not a shared object\n' >"$notelf"
+printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$notelf" >"$conf"
+reconfigure
+logged "$failed $conf:2: \\[job-manager.plugins\\]\\[0\\]: load: dlopen: $notelf: (file too short|invalid ELF header)" \
+	"a plugin file that is not a shared object"
+still_decides "not a shared object"
+
 printf '[job-manager]\nplugins = [ { lod = "%s" } ]\n' "$plugin" >"$conf"
 reconfigure
 logged "$failed $conf:2: \\[job-manager.plugins\\]\\[0\\]: unknown key \"lod\" \\(an entry takes load, conf and remove\\)" \
