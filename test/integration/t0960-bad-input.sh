@@ -53,13 +53,15 @@ submit() { sbatch -o /dev/null -t 5 -J "$1" "${@:2}" --wrap true 2>&1; }
 held() { sbatch --parsable -o /dev/null -t 5 -H -J "$1" --wrap true; }
 state() { squeue -h -j "$1" -t all -o %T; }
 
-# Jobs submitted first, held, that every later step must leave intact.
+# Jobs submitted first, held, that every later step must leave intact:
+# pending in Slurm, still held by their user, and known to jobtap.
 keep=()
 for i in 1 2 3; do keep+=("$(held keep-$i)"); done
 intact() {
 	local id n=0
 	for id in "${keep[@]}"; do
-		[ "$(state "$id")" = PENDING ] && n=$((n + 1))
+		[ "$(squeue -h -j "$id" -t all -o '%T %r')" = "PENDING JobHeldUser" ] &&
+			"$jobtap" job "$id" >/dev/null 2>&1 && n=$((n + 1))
 	done
 	ok $((! (n == ${#keep[@]}) )) "$1: slurmctld is up and the held jobs are intact" \
 		|| diag "$(squeue -t all)"
