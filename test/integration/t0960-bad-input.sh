@@ -60,11 +60,14 @@ for i in 1 2 3; do keep+=("$(held keep-$i)"); done
 intact() {
 	local id n=0
 	for id in "${keep[@]}"; do
+		# (24.11: a reload is a new slurmctld, whose jobs jobtap learns on
+		# the adapter's first pass, within a second)
+		cluster_wait_for 10 "$jobtap" job "$id" >/dev/null 2>&1
 		[ "$(squeue -h -j "$id" -t all -o '%T %r')" = "PENDING JobHeldUser" ] &&
 			"$jobtap" job "$id" >/dev/null 2>&1 && n=$((n + 1))
 	done
 	ok $((! (n == ${#keep[@]}) )) "$1: slurmctld is up and the held jobs are intact" \
-		|| diag "$(squeue -t all)"
+		|| diag "$(squeue -t all; "$jobtap" job "${keep[0]}" 2>&1 | head -c 600)"
 	alive
 	ok $? "$1: slurmctld's process is alive"
 }
