@@ -24,6 +24,23 @@ static int entry_line (json_t *lines, size_t i)
     return (int)json_integer_value (json_array_get (lines, i));
 }
 
+/* A key of a [job-manager.plugins] entry other than load, conf and
+ * remove, or NULL: a misspelt "lod" would drop its plugin silently. */
+static const char *entry_unknown_key (json_t *entry)
+{
+    const char *key;
+    json_t *v;
+
+    if (json_is_object (entry))
+        json_object_foreach (entry, key, v)
+        {
+            if (strcmp (key, "load") && strcmp (key, "conf")
+                && strcmp (key, "remove"))
+                return key;
+        }
+    return NULL;
+}
+
 /* Load builtins and the [job-manager] plugins entries.  On failure the
  * caller unloads everything. */
 static int config_apply_plugins (struct runtime *rt,
@@ -83,6 +100,22 @@ static int config_apply_plugins (struct runtime *rt,
             errno = EINVAL;
             goto error;
         }
+        /* Flux ignores other keys; so do we, with a word, unless the
+         * entry then does nothing at all (a misspelt "load"). */
+        const char *unknown = entry_unknown_key (entry);
+        if (unknown && !load && !remove) {
+            errprintf (err,
+                       "%s: unknown key \"%.64s\" (an entry takes load, "
+                       "conf and remove)",
+                       where, unknown);
+            errno = EINVAL;
+            goto error;
+        }
+        if (unknown)
+            runtime_log (LOG_ERR,
+                         "jobtap: %s: unknown key \"%.64s\" ignored (an "
+                         "entry takes load, conf and remove)",
+                         where, unknown);
         if (remove && plugin_remove (rt, remove, &e) < 0) {
             errprintf (err, "%s: remove %s: %s", where, remove, e.text);
             goto error;
@@ -183,9 +216,64 @@ static void reload_record (struct runtime *rt,
                                                        : "unknown error");
 }
 
+/* The [slurm-jobtap] settings (docs/admin.md): the runtime's own, with
+ * the JSON type each must have, and the Slurm adapter's (0: it checks
+ * them itself). */
+static const struct {
+    const char *key;
+    json_type type;
+} settings_known[] = {
+    {"provisional-max", JSON_INTEGER},
+    {"provisional-timeout", JSON_INTEGER},
+    {"inactive-max", JSON_INTEGER},
+    {"keep-eventlog", JSON_TRUE},
+    {"priority-mode", 0},
+    {"reprioritize-period", 0},
+    {"log-jobspec", 0},
+    {"control-socket", 0},
+    {"control-port", 0},
+    {"control-address", 0},
+    {"state-dir", 0},
+    {"state-sync", 0},
+};
+
+/* Log what a (re)load will not use: unknown settings (a misspelt one
+ * would be ignored without a word) and the runtime's own of the wrong
+ * type (their default is used). */
+static void settings_check (struct runtime *rt)
+{
+    json_t *table = json_object_get (rt->config, "slurm-jobtap");
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (table, key, v)
+    {
+        size_t i, n = sizeof (settings_known) / sizeof (settings_known[0]);
+        for (i = 0; i < n && strcmp (key, settings_known[i].key); i++)
+            ;
+        if (i == n)
+            runtime_log (LOG_ERR,
+                         "jobtap: [slurm-jobtap] unknown setting \"%.64s\" "
+                         "ignored",
+                         key);
+        else if (settings_known[i].type == JSON_INTEGER
+                 && !json_is_integer (v))
+            runtime_log (LOG_ERR,
+                         "jobtap: [slurm-jobtap] %s must be an integer; "
+                         "using the default",
+                         key);
+        else if (settings_known[i].type == JSON_TRUE && !json_is_boolean (v))
+            runtime_log (LOG_ERR,
+                         "jobtap: [slurm-jobtap] %s must be a boolean; "
+                         "using the default",
+                         key);
+    }
+}
+
 /* Settings read on every job, looked up once per (re)load. */
 static void settings_cache (struct runtime *rt)
 {
+    settings_check (rt);
     json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
                                  "keep-eventlog");
     rt->keep_eventlog = rt->ops.keep_eventlog || json_is_true (v);

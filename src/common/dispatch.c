@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "job.h"
 #include "jtplugin.h"
+#include "log.h"
 #include "runtime.h"
 #include "spec.h"
 
@@ -156,6 +157,20 @@ flux_plugin_arg_t *job_args_create (struct job *job)
 
 /* {"priority": n} from the pool, or NULL (out of memory): the context of
  * a priority event and the builtin's answer in OUT args. */
+bool priority_applies (struct job *job, const char *topic,
+                       json_int_t priority)
+{
+    if (priority >= 0)
+        return true;
+    if (priority != -1 && priority != JOBTAP_PRIORITY_UNAVAIL)
+        runtime_log (LOG_ERR,
+                     "jobtap: job %ju: %s: priority %jd is out of range "
+                     "(0..%ju); ignored",
+                     (uintmax_t)job->id, topic, (intmax_t)priority,
+                     (uintmax_t)FLUX_JOB_PRIORITY_MAX);
+    return false;
+}
+
 json_t *priority_object (json_int_t priority)
 {
     json_t *o;

@@ -62,6 +62,13 @@ flux_plugin_arg_t *priority_args (struct job *job,
                                   struct jt_plugin *builtin);
 /* {"priority": n}, or NULL (out of memory). */
 json_t *priority_object (json_int_t priority);
+
+/* Whether a plugin's OUT priority for 'topic' may be applied: -1 (none
+ * set) and JOBTAP_PRIORITY_UNAVAIL (flux_jobtap_priority_unavail) are "no
+ * answer" and silently not; any other negative value is out of range,
+ * logged and not applied (it was once dropped without a word). */
+bool priority_applies (struct job *job, const char *topic,
+                       json_int_t priority);
 /* {key1: v1 (borrowed), key2: n} (key2 may be NULL), or NULL. */
 json_t *call_fields (const char *key1, json_t *v1, const char *key2, int n);
 /* OUT errmsg of args (borrowed), or NULL. */

@@ -433,7 +433,7 @@ int jobtap_call_handled (struct job *job, const char *topic,
         flux_plugin_arg_destroy (args);
         return -1;
     }
-    if (priority >= 0)
+    if (priority_applies (job, topic, priority))
         reprioritize_one (job, priority);
     if (annotations) {
         if (!json_is_object (annotations))

@@ -60,7 +60,8 @@ void get_priority (struct job *job)
                          (uintmax_t)job->id);
         goto out;
     }
-    if (priority > -1 && priority != job->priority)
+    if (priority_applies (job, "job.priority.get", priority)
+        && priority != job->priority)
         reprioritize_one (job, priority);
 out:
     flux_plugin_arg_destroy (args);

@@ -13,6 +13,9 @@
 
 #define SLURM_KEY "attributes.system.slurm."
 #define OUTPUT_KEY "attributes.system.shell.options.output."
+/* An unknown key longer than this is cut in the message (table keys are
+ * all shorter). */
+#define KEY_TEXT_MAX 128
 
 /* The common keys first: a lookup goes down the table. */
 const struct jobspec_update_key jobspec_update_keys[] = {
@@ -214,6 +217,21 @@ json_t *jobspec_updates_check (json_t *updates, char **errmsg)
     return jobspec_updates_check_each (updates, NULL, NULL, errmsg);
 }
 
+char *jobspec_update_value_text (json_t *v, size_t max)
+{
+    char *text = json_dumps (v, JSON_ENCODE_ANY | JSON_COMPACT
+                                    | JSON_SORT_KEYS);
+    char *cut;
+    size_t len;
+
+    if (!text || (len = strlen (text)) <= max)
+        return text;
+    if (asprintf (&cut, "%.*s... (%zu bytes)", (int)max, text, len) < 0)
+        cut = NULL;
+    free (text);
+    return cut;
+}
+
 json_t *jobspec_updates_check_each (json_t *updates,
                                     jobspec_update_each_f each,
                                     void *arg,
@@ -235,15 +253,18 @@ json_t *jobspec_updates_check_each (json_t *updates,
     {
         const struct jobspec_update_key *m = jobspec_update_key_find (key);
         if (!m) {
+            /* a plugin's key: cut like a value */
             if (asprintf (errmsg,
-                          "jobtap: jobspec update of %s has no Slurm "
+                          "jobtap: jobspec update of %.*s%s has no Slurm "
                           "equivalent",
-                          key) < 0)
+                          KEY_TEXT_MAX, key,
+                          strlen (key) > KEY_TEXT_MAX ? "..." : "") < 0)
                 goto nomem;
             goto error;
         }
         if (!valid (m, v)) {
-            char *val = json_dumps (v, JSON_ENCODE_ANY | JSON_COMPACT);
+            char *val = jobspec_update_value_text (v,
+                                                   JOBSPEC_UPDATE_TEXT_MAX);
             int n = asprintf (errmsg,
                               "jobtap: jobspec update of %s: "
                               "invalid value %s",

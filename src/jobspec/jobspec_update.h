@@ -106,6 +106,12 @@ json_t *jobspec_updates_check_each (json_t *updates,
                                     void *arg,
                                     char **errmsg);
 
+/* A value (any JSON) as compact text for a message, cut to 'max' bytes:
+ * "xxxx... (N bytes)" past it, so that a plugin's huge update cannot flood
+ * the user's terminal or slurmctld's log.  malloc'd, or NULL (no memory). */
+#define JOBSPEC_UPDATE_TEXT_MAX 64
+char *jobspec_update_value_text (json_t *v, size_t max);
+
 /* Slurm's features string "a&b" for {"properties": ["a", "b"]}; malloc'd,
  * or NULL when the value is not of that shape. */
 char *jobspec_constraints_features (json_t *constraints);

@@ -1,6 +1,7 @@
 /* The adapter's settings (conf.h). */
 #include <config.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,14 @@
 #include "conf.h"
 #include "host.h"
 
+/* reprioritize-period not given (any negative value given is logged). */
+#define PERIOD_UNSET INT_MIN
+
 void conf_load (struct conf *conf)
 {
     json_t *s = jobtap_host_settings ();
     const char *mode = NULL;
-    int period = -1;
+    int period = PERIOD_UNSET;
     int log_spec = 0;
     const char *socket_path = NULL, *address = NULL;
     char *control_socket = NULL, *control_address = NULL;
@@ -78,6 +82,10 @@ void conf_load (struct conf *conf)
         error ("jobtap: [slurm-jobtap] priority-mode \"%s\" is not "
                "\"site-factor\" or \"authoritative\"; using site-factor",
                mode);
+    if (period < 0 && period != PERIOD_UNSET)
+        error ("jobtap: [slurm-jobtap] reprioritize-period %d is negative; "
+               "using 30",
+               period);
     conf->reprioritize_period = period >= 0 ? period : 30;
     conf->log_jobspec = log_spec;
     free (conf->control_socket);

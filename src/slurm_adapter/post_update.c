@@ -13,8 +13,12 @@
 #include "ctx.h"
 #include "host.h"
 #include "jobspec.h"
+#include "jobspec_update.h"
 #include "post_update.h"
 #include "queue.h"
+
+/* The most of a refused update the log shows. */
+#define POST_UPDATE_TEXT_MAX 256
 
 static __thread bool applying;
 
@@ -108,7 +112,9 @@ void post_update_apply (struct adapter_ctx *ctx, const struct action *a)
     rc = update_job (&msg, slurm_conf.slurm_user_id, false);
     applying = false;
     if (rc != SLURM_SUCCESS) {
-        char *text = json_dumps (updates, JSON_COMPACT | JSON_SORT_KEYS);
+        /* cut: a plugin's huge value must not flood the log */
+        char *text = jobspec_update_value_text (updates,
+                                                POST_UPDATE_TEXT_MAX);
         error ("jobtap: %pJ: Slurm refused %s's update %s: %s", job, plugin,
                text ? text : "?", slurm_strerror (rc));
         free (text);

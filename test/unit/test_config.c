@@ -362,12 +362,56 @@ static void test_sort_order (void)
     }
 }
 
+/* Hostile entries and settings: a misspelt key is an error in an entry
+ * that then does nothing (its plugin would be dropped without a word), a
+ * log line in one that loads or removes (Flux ignores it) and in
+ * [slurm-jobtap]; a runtime setting of the wrong type is logged. */
+static void test_hostile (void)
+{
+    char text[2048];
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { lod = \"%s\" } ]\n",
+              plugin_path ("policy.so"));
+    ok (load (text) < 0, "an entry with a misspelt key fails");
+    like (err.text, "jobtap.conf:2: \\[job-manager.plugins\\]\\[0\\]: "
+                    "unknown key \"lod\" \\(an entry takes load, conf and "
+                    "remove\\)$", "... naming the key");
+    jobtap_host_fini ();
+
+    snprintf (text, sizeof (text),
+              "[job-manager]\nplugins = [ { load = \"%s\", cnf = {} } ]\n",
+              plugin_path ("policy.so"));
+    ok (load (text) == 0, "an entry that loads, with a misspelt key, loads");
+    ok (log_count ("^jobtap: .*jobtap.conf:2: \\[job-manager.plugins\\]\\[0\\]: "
+                   "unknown key \"cnf\" ignored \\(an entry takes load, "
+                   "conf and remove\\)$") == 1,
+        "... and the key is logged, as Flux would only ignore it");
+    jobtap_host_fini ();
+
+    ok (load ("[slurm-jobtap]\npriority_mode = \"x\"\ninactive-max = \"many\"\n"
+              "keep-eventlog = 1\nprovisional-max = 64\n") == 0,
+        "hostile [slurm-jobtap] settings do not stop a load");
+    ok (log_count ("^jobtap: \\[slurm-jobtap\\] unknown setting "
+                   "\"priority_mode\" ignored$") == 1,
+        "an unknown setting is logged");
+    ok (log_count ("^jobtap: \\[slurm-jobtap\\] inactive-max must be an "
+                   "integer; using the default$") == 1,
+        "a runtime setting of the wrong type is logged");
+    ok (log_count ("^jobtap: \\[slurm-jobtap\\] keep-eventlog must be a "
+                   "boolean; using the default$") == 1,
+        "... a boolean too");
+    ok (log_count ("provisional-max") == 0, "a good setting is not");
+    jobtap_host_fini ();
+}
+
 int main (void)
 {
     test_errors ();
     test_load ();
     test_reload ();
     test_sort_order ();
+    test_hostile ();
     json_decref (test_log);
     json_decref (test_actions);
     done_testing ();

@@ -176,12 +176,61 @@ static void test_helpers (void)
         "a huge duration is the longest limit, not a Slurm sentinel");
 }
 
+/* A plugin's huge value or key is cut in the message users and the log
+ * see, with its size (a 100 kB update once flooded sbatch and the log). */
+static void test_huge (void)
+{
+    size_t n = 100 * 1024;
+    char *big = malloc (n + 1);
+    memset (big, 'x', n);
+    big[n] = '\0';
+    json_t *u = json_pack ("{s:s}", "attributes.system.duration", big);
+    char *msg = NULL;
+
+    ok (jobspec_updates_check (u, &msg) == NULL, "a 100 kB string duration "
+                                                 "is refused");
+    ok (msg && strlen (msg) < 200, "... in a short message (%zu bytes)",
+        msg ? strlen (msg) : 0);
+    like (msg, "^jobtap: jobspec update of attributes.system.duration: "
+               "invalid value \"x{63}\\.\\.\\. \\(102402 bytes\\)$",
+          "... which gives the start and the size");
+    free (msg);
+    json_decref (u);
+
+    char *key = malloc (n + 1);
+    memcpy (key, "attributes.system.", 18);
+    memset (key + 18, 'k', n - 18);
+    key[n] = '\0';
+    u = json_pack ("{s:i}", key, 1);
+    msg = NULL;
+    ok (jobspec_updates_check (u, &msg) == NULL, "a 100 kB unknown key "
+                                                 "is refused");
+    ok (msg && strlen (msg) < 200, "... in a short message (%zu bytes)",
+        msg ? strlen (msg) : 0);
+    like (msg, "^jobtap: jobspec update of attributes.system.k{110}\\.\\.\\. "
+               "has no Slurm equivalent$", "... naming the key's start");
+    free (msg);
+    json_decref (u);
+
+    char *text = jobspec_update_value_text (json_string ("short"), 64);
+    is (text, "\"short\"", "a short value is given whole");
+    free (text);
+    json_t *s = json_string (big);
+    text = jobspec_update_value_text (s, 8);
+    is (text, "\"xxxxxxx... (102402 bytes)", "a long one is cut at max");
+    free (text);
+    json_decref (s);
+    free (key);
+    free (big);
+}
+
 int main (void)
 {
     test_keys ();
     test_check ();
     test_check_wider ();
     test_helpers ();
+    test_huge ();
     done_testing ();
     return 0;
 }

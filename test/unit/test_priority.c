@@ -77,6 +77,11 @@ static int cb_prio (flux_plugin_t *p,
                   (intmax_t)id);
         return -1;
     }
+    if (!strcmp (mode, "negative"))
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
+                                     "priority", (json_int_t)-5);
+    if (!strcmp (mode, "unavail"))
+        return flux_jobtap_priority_unavail (p, args);
     if (!strcmp (mode, "string"))
         return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
                                      "priority", "high");
@@ -172,6 +177,20 @@ static void test_plugin_answers (void)
     like (last_log, "^jobtap: job 7: job\\.priority\\.get: .+",
           "a priority of the wrong type is logged with the unpack error");
     isint (job->priority, 107, "...and the priority stays");
+
+    set_mode (jt, "negative");
+    last_log[0] = '\0';
+    get_priority (job);
+    is (last_log, "jobtap: job 7: job.priority.get: priority -5 is out of "
+                  "range (0..4294967295); ignored",
+        "a negative priority is logged, not dropped silently");
+    isint (job->priority, 107, "...and the priority stays");
+
+    set_mode (jt, "unavail");
+    job->state = FLUX_JOB_STATE_PRIORITY;
+    last_log[0] = '\0';
+    get_priority (job);
+    is (last_log, "", "flux_jobtap_priority_unavail in PRIORITY: no log line");
 
     job_forget (job);
     plugin_retire (&rt, jt);
