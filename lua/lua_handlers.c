@@ -222,7 +222,8 @@ int handlers_call (struct host *h,
         free (c.what);
         c.what = strdup (msg ? msg : "error");
     }
-    pol->depth--;
+    if (--pol->depth == 0)
+        limits_budget_end (pol);
     lua_settop (L, base);
     if (c.what) {
         rc = policy_failed (h, topic, args, c.has_id, c.id, c.what);

@@ -15,6 +15,7 @@
 #include "lua_limits.h"
 #include "lua_log.h"
 #include "lua_module.h"
+#include "lua_pattern.h"
 #include "lua_state.h"
 
 #include "prelude.h"
@@ -89,6 +90,7 @@ struct policy *state_create (struct host *h,
     pol->source_len = len;
     pol->mem_limit = h->mem_limit;
     pol->instruction_limit = h->instruction_limit;
+    pol->pattern_step_limit = h->pattern_step_limit;
     if (!(L = pol->L = lua_newstate (limits_alloc, pol))) {
         snprintf (err, errlen, "cannot create a Lua state");
         goto error;
@@ -96,6 +98,7 @@ struct policy *state_create (struct host *h,
     limits_budget_reset (pol);
     luaL_openlibs (L);
     limits_sandbox (h, L);
+    pattern_open (L);
     ljson_open (L);
     job_open (pol);
     lua_newtable (L);
@@ -113,6 +116,8 @@ struct policy *state_create (struct host *h,
         snprintf (err, errlen, "prelude: %s", lua_tostring (L, -1));
         goto error;
     }
+    /* what the host copies in (jobtap.state, job.data) is not charged */
+    limits_budget_end (pol);
     if (old) {
         /* jobtap.state carries over, before the script looks at it */
         lua_State *from = old->L;
@@ -138,6 +143,7 @@ struct policy *state_create (struct host *h,
         snprintf (err, errlen, "%s", lua_tostring (L, -1));
         goto error;
     }
+    limits_budget_end (pol);
     lua_settop (L, 0);
     return pol;
 error:
