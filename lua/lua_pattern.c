@@ -40,8 +40,8 @@ static bool has_specials (const char *p, size_t len)
 
 /* Count q; charge the steps (plus per_match for each match) to the
  * budget; raise if the search is too costly.  Returns when Lua's
- * function may run. */
-static void bound (lua_State *L, struct pattern_search *q, long per_match)
+ * function may run: true if it is sure to raise an error itself. */
+static bool bound (lua_State *L, struct pattern_search *q, long per_match)
 {
     struct policy *pol = policy_of (L);
     long room = limits_budget_room (pol);
@@ -57,6 +57,7 @@ static void bound (lua_State *L, struct pattern_search *q, long per_match)
         luaL_error (L, "pattern too costly: more than %I matching steps on "
                        "a subject of %I bytes",
                     (lua_Integer)limit, (lua_Integer)q->subject_len);
+    return r.verdict == PATTERN_RAISES;
 }
 
 static int l_find (lua_State *L);
@@ -190,10 +191,17 @@ static int l_gsub (lua_State *L)
         .subject = s, .subject_len = len,
         .pattern = p, .pattern_len = plen,
         .walk = PATTERN_EACH, .max_matches = (long)max,
+        .pushed = repl == LUA_TFUNCTION ? PATTERN_MAX_CAPTURES
+                  : repl == LUA_TTABLE  ? 1
+                                        : 0,
     };
-    bound (L, &q, per_match);
-    /* a function or table replacement runs Lua code: call unprotected */
-    return call_lua (L, repl == LUA_TSTRING || repl == LUA_TNUMBER);
+    bool raises = bound (L, &q, per_match);
+    /* A function or table replacement runs Lua code: called unprotected,
+     * to keep the traceback of an error in it, unless gsub is sure to
+     * raise (then its message gets its position).  Left without it:
+     * "invalid replacement value", which depends on what the code
+     * returns. */
+    return call_lua (L, repl == LUA_TSTRING || repl == LUA_TNUMBER || raises);
 }
 
 static void wrap (lua_State *L, int table, const char *name,

@@ -4,7 +4,8 @@
  * character classes (., %a %c %d %g %l %p %s %u %w %x and their
  * complements, %<non-alphanumeric>, [set], [^set]), each optionally
  * followed by *, +, - or ?; %1-%9, %bxy, %f[set]; captures and position
- * captures; a '^' anchor and a final '$'.  The backtracking order is the
+ * captures; a '^' anchor and a final '$'.  (And %z, NUL, which the
+ * manual no longer lists but Lua 5.4 still knows.)  The backtracking order is the
  * one the manual implies (longest first for * and +, shortest for -, one
  * before none for ?), and it recurses where Lua's matcher does, so that
  * "pattern too complex" comes at the same depth.
@@ -73,6 +74,7 @@ static bool in_class (int c, int cl)
     case 'u': in = isupper (c); break;
     case 'w': in = isalnum (c); break;
     case 'x': in = isxdigit (c); break;
+    case 'z': in = c == 0; break; /* Lua 5.4 still knows %z (NUL) */
     default: return cl == c; /* %. %% %] ...: the character itself */
     }
     return isupper (cl) ? !in : in;
@@ -346,11 +348,11 @@ static const uchar *try_at (struct walker *w, const uchar *s, const uchar *p)
 }
 
 static void found (struct walker *w, const uchar *s, const uchar *e,
-                   bool captures_pushed)
+                   int pushed)
 {
     struct pattern_result *r = w->r;
-    /* find, match and gmatch push every capture: an open one raises */
-    for (int i = 0; captures_pushed && i < w->ncap; i++)
+    /* a capture pushed while still open raises */
+    for (int i = 0; i < pushed && i < w->ncap; i++)
         if (w->cap[i].len == OPEN_CAPTURE)
             halt (w, PATTERN_RAISES, "unfinished capture");
     if (r->matches++ == 0) {
@@ -374,7 +376,7 @@ static void walk (struct walker *w, const struct pattern_search *q)
     case PATTERN_FIRST:
         for (;;) {
             if ((e = try_at (w, s, p))) {
-                found (w, s, e, true);
+                found (w, s, e, PATTERN_MAX_CAPTURES);
                 return;
             }
             if (anchor || s == w->subject_end)
@@ -385,7 +387,7 @@ static void walk (struct walker *w, const struct pattern_search *q)
         /* an empty match right after the previous one does not count */
         while (w->r->matches < q->max_matches) {
             if ((e = try_at (w, s, p)) && e != lastmatch) {
-                found (w, s, e, false);
+                found (w, s, e, q->pushed);
                 s = lastmatch = e;
             }
             else if (s < w->subject_end)
@@ -400,7 +402,7 @@ static void walk (struct walker *w, const struct pattern_search *q)
         /* each call of the iterator goes on where the last match ended */
         while (s <= w->subject_end) {
             if ((e = try_at (w, s, p)) && e != lastmatch) {
-                found (w, s, e, true);
+                found (w, s, e, PATTERN_MAX_CAPTURES);
                 s = lastmatch = e;
             }
             else

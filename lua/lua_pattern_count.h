@@ -49,6 +49,10 @@ struct pattern_search {
     size_t init;      /* 0-based start; past subject_len: no match */
     enum pattern_walk walk;
     long max_matches; /* PATTERN_EACH: gsub's n */
+    int pushed;       /* PATTERN_EACH: how many captures gsub pushes per
+                       * match (an open one raises): 0 for a string
+                       * replacement, 1 for a table, all for a function;
+                       * find, match and gmatch push all */
     long limit;       /* counting stops past this many steps */
 };
 
