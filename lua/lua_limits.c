@@ -96,7 +96,7 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
 
 static void count_hook (lua_State *L, lua_Debug *ar);
 
-static bool budget_spent (const struct policy *pol)
+bool limits_budget_spent (const struct policy *pol)
 {
     return pol->instructions
                + (long)(pol->alloc_bytes / BYTES_PER_INSTRUCTION)
@@ -110,12 +110,21 @@ static void end_call_at_next_instruction (lua_State *L)
     lua_sethook (L, count_hook, LUA_MASKCOUNT, 1);
 }
 
+void limits_budget_message (const struct policy *pol, char *buf,
+                            size_t len)
+{
+    snprintf (buf, len, "instruction limit of %ld exceeded (memory made "
+                        "counts, an instruction per %d bytes; see "
+                        "docs/lua.md)",
+              pol->instruction_limit, BYTES_PER_INSTRUCTION);
+}
+
 static void budget_exceeded (lua_State *L, struct policy *pol)
 {
+    char msg[160];
     end_call_at_next_instruction (L);
-    luaL_error (L, "instruction limit of %I exceeded (memory made counts, "
-                   "an instruction per %d bytes; see docs/lua.md)",
-                (lua_Integer)pol->instruction_limit, BYTES_PER_INSTRUCTION);
+    limits_budget_message (pol, msg, sizeof (msg));
+    luaL_error (L, "%s", msg);
 }
 
 void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize)
@@ -134,7 +143,7 @@ void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize)
             return NULL;
         if (pol->metered) {
             pol->alloc_bytes += nsize - old;
-            if (budget_spent (pol)) {
+            if (limits_budget_spent (pol)) {
                 /* the allocator has no lua_State of its own: the main
                  * thread stops at once, a coroutine at its next hook */
                 end_call_at_next_instruction (pol->L);
@@ -154,7 +163,7 @@ static void count_hook (lua_State *L, lua_Debug *ar)
     struct policy *pol = policy_of (L);
     (void)ar;
     pol->instructions += lua_gethookcount (L);
-    if (budget_spent (pol))
+    if (limits_budget_spent (pol))
         budget_exceeded (L, pol);
 }
 
@@ -182,7 +191,7 @@ void limits_charge (lua_State *L, long n)
 {
     struct policy *pol = policy_of (L);
     pol->instructions += n;
-    if (budget_spent (pol))
+    if (limits_budget_spent (pol))
         budget_exceeded (L, pol);
 }
 

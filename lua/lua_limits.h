@@ -12,6 +12,7 @@
 #ifndef SLURM_JOBTAP_LUA_LIMITS_H
 #define SLURM_JOBTAP_LUA_LIMITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <lua.h>
 
@@ -32,6 +33,13 @@ void limits_budget_reset (struct policy *pol);
 /* The call is over: what the host itself allocates in the state (a
  * reload's copies) is not charged. */
 void limits_budget_end (struct policy *pol);
+
+/* Is the running call past its budget?  Then a memory error is the
+ * budget's (a big allocation refused): report it with the message of
+ * limits_budget_message, "instruction limit of N exceeded (...)". */
+bool limits_budget_spent (const struct policy *pol);
+void limits_budget_message (const struct policy *pol, char *buf,
+                            size_t len);
 
 /* Instructions left in the running call's budget (0 when spent). */
 long limits_budget_room (const struct policy *pol);

@@ -79,6 +79,7 @@ struct policy *state_create (struct host *h,
     struct policy *pol = calloc (1, sizeof (*pol));
     lua_State *L;
     char chunkname[512];
+    int status;
 
     if (!pol) {
         snprintf (err, errlen, "out of memory");
@@ -138,9 +139,15 @@ struct policy *state_create (struct host *h,
     }
     snprintf (chunkname, sizeof (chunkname), "@%s", h->name);
     limits_budget_reset (pol);
-    if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK
-        || lua_pcall (L, 0, 0, -2) != LUA_OK) {
+    if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK) {
         snprintf (err, errlen, "%s", lua_tostring (L, -1));
+        goto error;
+    }
+    if ((status = lua_pcall (L, 0, 0, -2)) != LUA_OK) {
+        if (status == LUA_ERRMEM && limits_budget_spent (pol))
+            limits_budget_message (pol, err, errlen);
+        else
+            snprintf (err, errlen, "%s", lua_tostring (L, -1));
         goto error;
     }
     limits_budget_end (pol);
