@@ -4,11 +4,11 @@
  * character classes (., %a %c %d %g %l %p %s %u %w %x and their
  * complements, %<non-alphanumeric>, [set], [^set]), each optionally
  * followed by *, +, - or ?; %1-%9, %bxy, %f[set]; captures and position
- * captures; a '^' anchor and a final '$'.  (And %z, NUL, which the
- * manual no longer lists but Lua 5.4 still knows.)  The backtracking order is the
- * one the manual implies (longest first for * and +, shortest for -, one
- * before none for ?), and it recurses where Lua's matcher does, so that
- * "pattern too complex" comes at the same depth.
+ * captures; a '^' anchor and a final '$' (and %z, NUL, which the
+ * manual no longer lists but Lua 5.4 still knows).  The backtracking
+ * order is the one the manual implies (longest first for * and +,
+ * shortest for -, one before none for ?), and it recurses where Lua's
+ * matcher does, so that "pattern too complex" comes at the same depth.
  */
 #include <ctype.h>
 #include <setjmp.h>
@@ -290,7 +290,8 @@ static const uchar *match (struct walker *w, const uchar *s, const uchar *p)
             ep = item_end (w, set);
             int before = s == w->subject ? 0 : s[-1];
             int at = s < w->subject_end ? *s : 0;
-            if (!in_set (w, before, set, ep - 1) && in_set (w, at, set, ep - 1)) {
+            if (!in_set (w, before, set, ep - 1)
+                && in_set (w, at, set, ep - 1)) {
                 p = ep;
                 continue;
             }
