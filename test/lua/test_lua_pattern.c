@@ -4,9 +4,10 @@
  * Differential: thousands of generated (subject, pattern) cases run the
  * same Lua code in a plain state and in one whose string.find, match,
  * gmatch and gsub are wrapped; every result and every error message must
- * be the same.  The step counter must also see what Lua sees: the same
- * first match, the same number of matches, an error exactly where Lua
- * raises one.  Then the limits: a catastrophic search is refused fast
+ * be the same (bad arguments too, as functions and as methods).  The
+ * step counter must also see what Lua sees: the same first match, the
+ * same number of matches, an error exactly where Lua raises one.  Then
+ * the limits: a catastrophic search is refused fast
  * with the exact message, through every function and the string
  * metatable; a plain find that takes Lua seconds is fast; steps are
  * charged to the budget.
@@ -196,6 +197,14 @@ static const char *driver =
     "    call (string.gsub, s, p, '%1', max),\n"
     "    call (string.gsub, s, p, repl, max),\n"
     "    call (string.gsub, s, p, { a = 'A', [''] = false }, max),\n"
+    "    -- bad arguments, as functions and as methods\n"
+    "    call (function () return s:find (p, {}) end),\n"
+    "    call (function () return s:match () end),\n"
+    "    call (function () return s:gmatch (p, 'x') end),\n"
+    "    call (function () return s:gsub (p) end),\n"
+    "    call (function () return s:gsub (p, 'x', 1.5) end),\n"
+    "    call (function () return string.find (nil, p) end),\n"
+    "    call (function () return string.gsub (s, p, true) end),\n"
     "  }, '\\n')\n"
     "end\n";
 
