@@ -21,6 +21,8 @@
  *   lua_ops.c       operations on a job by id (jobtap.* and job:*)
  *   lua_json.c      JSON <-> Lua values
  *   lua_limits.c    settings, memory and instruction limits, sandbox
+ *   lua_pattern.c   string.find/match/gmatch/gsub bounded by a step count
+ *   lua_pattern_count.c  the step count of a pattern search
  *   lua_log.c       logging
  *
  * Only flux_plugin_init is exported (the rest is hidden, so that no

@@ -38,7 +38,10 @@ struct policy {
     size_t mem;
     size_t mem_limit;
     long instructions;      /* executed in the current call */
+    size_t alloc_bytes;     /* allocated in it: an instruction per 16 */
+    bool metered;           /* a call is running: allocations count */
     long instruction_limit;
+    long pattern_step_limit;
     int depth;              /* nested calls (a callback caused by a call) */
     const void *job_mt;     /* the job metatable, to tell job userdata */
 };
@@ -62,6 +65,7 @@ struct host {
     bool allow_exec;
     bool allow_loadlib;
     long instruction_limit;
+    long pattern_step_limit;
     size_t mem_limit;
 };
 

@@ -174,6 +174,11 @@ static int protected_call (lua_State *L)
     j->valid = false;
     if (status != LUA_OK) {
         const char *msg = lua_tostring (L, -1);
+        char budget[160];
+        if (status == LUA_ERRMEM && limits_budget_spent (policy_of (L))) {
+            limits_budget_message (policy_of (L), budget, sizeof (budget));
+            msg = budget;
+        }
         c->what = strdup (msg ? msg : "error");
         return 0;
     }
@@ -222,7 +227,8 @@ int handlers_call (struct host *h,
         free (c.what);
         c.what = strdup (msg ? msg : "error");
     }
-    pol->depth--;
+    if (--pol->depth == 0)
+        limits_budget_end (pol);
     lua_settop (L, base);
     if (c.what) {
         rc = policy_failed (h, topic, args, c.has_id, c.id, c.what);

@@ -16,7 +16,14 @@
 
 #define DEFAULT_INSTRUCTION_LIMIT 1000000L
 #define DEFAULT_MEMORY_LIMIT_MB 64
+#define DEFAULT_PATTERN_STEP_LIMIT 500000L
 #define HOOK_COUNT 1000
+/* Memory a call makes costs it an instruction per this many bytes, so
+ * that a loop of big allocations (s .. s) ends like any other loop. */
+#define BYTES_PER_INSTRUCTION 16
+/* Past the budget, allocations up to this size still succeed (raising
+ * the error and its traceback need a little memory); larger ones fail. */
+#define BIG_ALLOCATION (64 << 10)
 
 static void setting_bool (struct host *h, json_t *lua, const char *key,
                           bool *v)
@@ -37,6 +44,7 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
     int rc = 0;
 
     h->instruction_limit = DEFAULT_INSTRUCTION_LIMIT;
+    h->pattern_step_limit = DEFAULT_PATTERN_STEP_LIMIT;
     h->mem_limit = (size_t)DEFAULT_MEMORY_LIMIT_MB << 20;
     if (lua && json_is_object (lua)) {
         json_t *o;
@@ -60,6 +68,15 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
             else
                 h->instruction_limit = (long)json_integer_value (o);
         }
+        if ((o = json_object_get (lua, "pattern-step-limit"))) {
+            if (!json_is_integer (o) || json_integer_value (o) < 1000) {
+                snprintf (err, errlen,
+                          "lua.pattern-step-limit must be an integer >= 1000");
+                rc = -1;
+            }
+            else
+                h->pattern_step_limit = (long)json_integer_value (o);
+        }
         if ((o = json_object_get (lua, "memory-limit-mb"))) {
             if (!json_is_integer (o) || json_integer_value (o) < 1
                 || json_integer_value (o) > 65536) {
@@ -77,6 +94,39 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
     return rc;
 }
 
+static void count_hook (lua_State *L, lua_Debug *ar);
+
+bool limits_budget_spent (const struct policy *pol)
+{
+    return pol->instructions
+               + (long)(pol->alloc_bytes / BYTES_PER_INSTRUCTION)
+           > pol->instruction_limit;
+}
+
+/* From now on fail at every instruction of L, so that a pcall in the
+ * script cannot catch the error and carry on. */
+static void end_call_at_next_instruction (lua_State *L)
+{
+    lua_sethook (L, count_hook, LUA_MASKCOUNT, 1);
+}
+
+void limits_budget_message (const struct policy *pol, char *buf,
+                            size_t len)
+{
+    snprintf (buf, len, "instruction limit of %ld exceeded (memory made "
+                        "counts, an instruction per %d bytes; see "
+                        "docs/lua.md)",
+              pol->instruction_limit, BYTES_PER_INSTRUCTION);
+}
+
+static void budget_exceeded (lua_State *L, struct policy *pol)
+{
+    char msg[160];
+    end_call_at_next_instruction (L);
+    limits_budget_message (pol, msg, sizeof (msg));
+    luaL_error (L, "%s", msg);
+}
+
 void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize)
 {
     struct policy *pol = ud;
@@ -88,8 +138,20 @@ void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize)
         pol->mem -= old;
         return NULL;
     }
-    if (nsize > old && pol->mem - old + nsize > pol->mem_limit)
-        return NULL;
+    if (nsize > old) {
+        if (pol->mem - old + nsize > pol->mem_limit)
+            return NULL;
+        if (pol->metered) {
+            pol->alloc_bytes += nsize - old;
+            if (limits_budget_spent (pol)) {
+                /* the allocator has no lua_State of its own: the main
+                 * thread stops at once, a coroutine at its next hook */
+                end_call_at_next_instruction (pol->L);
+                if (nsize - old > BIG_ALLOCATION)
+                    return NULL;
+            }
+        }
+    }
     void *n = realloc (ptr, nsize);
     if (n)
         pol->mem = pol->mem - old + nsize;
@@ -98,23 +160,39 @@ void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize)
 
 static void count_hook (lua_State *L, lua_Debug *ar)
 {
-    struct policy *pol;
+    struct policy *pol = policy_of (L);
     (void)ar;
-    lua_getallocf (L, (void **)&pol);
     pol->instructions += lua_gethookcount (L);
-    if (pol->instructions > pol->instruction_limit) {
-        /* From now on fail at every instruction, so that a pcall in the
-         * script cannot catch the error and carry on. */
-        lua_sethook (L, count_hook, LUA_MASKCOUNT, 1);
-        luaL_error (L, "instruction limit of %I exceeded",
-                    (lua_Integer)pol->instruction_limit);
-    }
+    if (limits_budget_spent (pol))
+        budget_exceeded (L, pol);
 }
 
 void limits_budget_reset (struct policy *pol)
 {
     pol->instructions = 0;
+    pol->alloc_bytes = 0;
+    pol->metered = true;
     lua_sethook (pol->L, count_hook, LUA_MASKCOUNT, HOOK_COUNT);
+}
+
+void limits_budget_end (struct policy *pol)
+{
+    pol->metered = false;
+}
+
+long limits_budget_room (const struct policy *pol)
+{
+    long room = pol->instruction_limit - pol->instructions
+                - (long)(pol->alloc_bytes / BYTES_PER_INSTRUCTION);
+    return room > 0 ? room : 0;
+}
+
+void limits_charge (lua_State *L, long n)
+{
+    struct policy *pol = policy_of (L);
+    pol->instructions += n;
+    if (limits_budget_spent (pol))
+        budget_exceeded (L, pol);
 }
 
 static int l_forbidden (lua_State *L)

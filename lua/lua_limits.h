@@ -1,15 +1,18 @@
 /* What a policy may do: its settings (the "lua" table of its conf), the
  * memory limit (the state's allocator), the instruction budget (a count
- * hook) and the sandbox (functions removed unless the settings allow
- * them).  Nothing a script does may take slurmctld down; this module
- * bounds what it can cost.
+ * hook, plus the memory a call makes and work charged by C functions
+ * such as lua_pattern.c's) and the sandbox (functions removed unless the
+ * settings allow them).  Nothing a script does may take slurmctld down;
+ * this module bounds what it can cost.
  *
  * Called by lua_state.c (creating a state), lua_handlers.c (a budget per
- * outermost call) and the entry point (settings at load).
+ * outermost call), lua_pattern.c (charges) and the entry point (settings
+ * at load).
  */
 #ifndef SLURM_JOBTAP_LUA_LIMITS_H
 #define SLURM_JOBTAP_LUA_LIMITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <lua.h>
 
@@ -22,8 +25,29 @@ int limits_read_settings (struct host *h, char *err, size_t errlen);
 /* The lua_Alloc of every policy state; ud is its struct policy. */
 void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize);
 
-/* A new instruction budget for an outermost call. */
+/* A new instruction budget for an outermost call: from now on memory
+ * allocated in pol's state counts against it too (an instruction per
+ * 16 bytes), until limits_budget_end. */
 void limits_budget_reset (struct policy *pol);
+
+/* The call is over: what the host itself allocates in the state (a
+ * reload's copies) is not charged. */
+void limits_budget_end (struct policy *pol);
+
+/* Is the running call past its budget?  Then a memory error is the
+ * budget's (a big allocation refused): report it with the message of
+ * limits_budget_message, "instruction limit of N exceeded (...)". */
+bool limits_budget_spent (const struct policy *pol);
+void limits_budget_message (const struct policy *pol, char *buf,
+                            size_t len);
+
+/* Instructions left in the running call's budget (0 when spent). */
+long limits_budget_room (const struct policy *pol);
+
+/* Charge n instructions of work a C function does for the running call
+ * (a pattern search); past the budget, raise the instruction-limit error
+ * and end the call at L's next instruction. */
+void limits_charge (lua_State *L, long n);
 
 /* Remove what h's settings do not allow from the libraries in L. */
 void limits_sandbox (struct host *h, lua_State *L);

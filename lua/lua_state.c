@@ -15,6 +15,7 @@
 #include "lua_limits.h"
 #include "lua_log.h"
 #include "lua_module.h"
+#include "lua_pattern.h"
 #include "lua_state.h"
 
 #include "prelude.h"
@@ -78,6 +79,7 @@ struct policy *state_create (struct host *h,
     struct policy *pol = calloc (1, sizeof (*pol));
     lua_State *L;
     char chunkname[512];
+    int status;
 
     if (!pol) {
         snprintf (err, errlen, "out of memory");
@@ -89,6 +91,7 @@ struct policy *state_create (struct host *h,
     pol->source_len = len;
     pol->mem_limit = h->mem_limit;
     pol->instruction_limit = h->instruction_limit;
+    pol->pattern_step_limit = h->pattern_step_limit;
     if (!(L = pol->L = lua_newstate (limits_alloc, pol))) {
         snprintf (err, errlen, "cannot create a Lua state");
         goto error;
@@ -96,6 +99,7 @@ struct policy *state_create (struct host *h,
     limits_budget_reset (pol);
     luaL_openlibs (L);
     limits_sandbox (h, L);
+    pattern_open (L);
     ljson_open (L);
     job_open (pol);
     lua_newtable (L);
@@ -113,6 +117,8 @@ struct policy *state_create (struct host *h,
         snprintf (err, errlen, "prelude: %s", lua_tostring (L, -1));
         goto error;
     }
+    /* what the host copies in (jobtap.state, job.data) is not charged */
+    limits_budget_end (pol);
     if (old) {
         /* jobtap.state carries over, before the script looks at it */
         lua_State *from = old->L;
@@ -133,11 +139,18 @@ struct policy *state_create (struct host *h,
     }
     snprintf (chunkname, sizeof (chunkname), "@%s", h->name);
     limits_budget_reset (pol);
-    if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK
-        || lua_pcall (L, 0, 0, -2) != LUA_OK) {
+    if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK) {
         snprintf (err, errlen, "%s", lua_tostring (L, -1));
         goto error;
     }
+    if ((status = lua_pcall (L, 0, 0, -2)) != LUA_OK) {
+        if (status == LUA_ERRMEM && limits_budget_spent (pol))
+            limits_budget_message (pol, err, errlen);
+        else
+            snprintf (err, errlen, "%s", lua_tostring (L, -1));
+        goto error;
+    }
+    limits_budget_end (pol);
     lua_settop (L, 0);
     return pol;
 error:

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -259,6 +260,13 @@ static void test_priority_deps (void)
     stop ();
 }
 
+static double seconds (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void test_errors (void)
 {
     const char *lua =
@@ -275,9 +283,19 @@ static void test_errors (void)
         "  if job.name == 'exit' then os.exit (1) end\n"
         "  if job.name == 'hook' then debug.sethook () end\n"
         "  if job.name == 'bin' then assert (load (string.dump (function () end))) end\n"
-        "  if job.name == 'mem' then\n"
-        "    local t, s = {}, string.rep ('x', 1 << 20)\n"
-        "    for i = 1, 100 do t[i] = s .. i end\n"
+        "  if job.name == 'mem' then local s = string.rep ('x', 9 << 20) end\n"
+        "  if job.name == 'alloc' then\n"
+        "    local s = string.rep ('x', 1 << 12)\n"
+        "    while true do local x = s .. s end\n"
+        "  end\n"
+        "  if job.name == 'palloc' then\n"
+        "    local s = string.rep ('x', 1 << 17)\n"
+        "    while true do pcall (function () local x = s .. s end) end\n"
+        "  end\n"
+        "  if job.name == 'pat' then\n"
+        "    while true do\n"
+        "      pcall (string.find, string.rep ('a', 30000), '.-.-.-.-b')\n"
+        "    end\n"
         "  end\n"
         "  if job.name == 'ro' then job.name = 'x' end\n"
         "  if job.name == 'notjob' then job.update (io.stdout, {}) end\n"
@@ -292,8 +310,12 @@ static void test_errors (void)
     const char *msg =
         "job rejected: policy 'err.lua' failed; contact your administrator";
     const char *names[] = { "boom", "loop", "ploop", "exec", "popen",
-                            "loadlib", "exit", "hook", "bin", "mem", "ro",
-                            "notjob", "mtjob", "badupdate", NULL };
+                            "loadlib", "exit", "hook", "bin", "mem",
+                            "alloc", "palloc", "pat", "ro", "notjob",
+                            "mtjob", "badupdate", NULL };
+    const char *budget = "instruction limit of 10000 exceeded \\(memory "
+                         "made counts, an instruction per 16 bytes; see "
+                         "docs/lua.md\\)";
     const char *logs[] = {
         "err.lua:3: boom\nstack traceback:",
         "instruction limit of 10000 exceeded",
@@ -305,6 +327,11 @@ static void test_errors (void)
         "attempt to call a nil value \\(field 'sethook'\\)",
         "attempt to load a binary chunk",
         "not enough memory",
+        /* memory a call makes counts against its budget; past it, a
+         * big allocation fails and pcall cannot carry on */
+        budget, budget,
+        /* so do the steps of a pattern search */
+        budget,
         "job fields are read-only",
         /* a method or field read on what is not a job: another userdata,
          * or a table through the job metatable */
@@ -320,10 +347,13 @@ static void test_errors (void)
         "err.lua loads: %s", err.text);
     for (int i = 0; names[i]; i++) {
         test_reset ();
+        double t0 = seconds ();
         ok (submit (js_named (names[i]), 16, NULL) == 0 && !strcmp (err.text,
                                                                   msg),
             "%s: rejected with the plain message", names[i]);
         ok (log_count (logs[i]) == 1, "%s: logged: %s", names[i], logs[i]);
+        ok (seconds () - t0 < 1.0, "%s: in %.3f s", names[i],
+            seconds () - t0);
     }
     test_reset ();
     uint64_t id = submit (js_named ("late"), 16, NULL);
@@ -368,6 +398,69 @@ static void test_errors (void)
     ok (start ("badconf.lua", "", "{ lua = { on-error = 'maybe' } }") < 0,
         "a bad lua setting fails the load");
     like (err.text, "lua.on-error must be \"reject\" or \"accept\"",
+          "with a clear message");
+}
+
+/* Pattern functions: a costly search is refused with an error the
+ * script can catch; a loop of them still ends at the budget. */
+static void test_patterns (void)
+{
+    const char *lua =
+        "local jobtap = require 'jobtap'\n"
+        "local big = string.rep ('a', 30000)\n"
+        "jobtap.on ('job.validate', function (job)\n"
+        "  local n = job.name\n"
+        "  if n == 'costly' then\n"
+        "    return false, select (2, pcall (string.find, big, '.-.-.-.-b'))\n"
+        "  elseif n == 'method' then\n"
+        "    local ok, e = pcall (function () return big:match ('(.-)(.-)b') end)\n"
+        "    return false, e\n"
+        "  elseif n == 'ploop' then\n"
+        "    while true do pcall (string.find, big, '.-.-.-.-b') end\n"
+        "  elseif n:match ('^fi(n)e$') ~= 'n' or select (2, n:gsub ('%w', '')) ~= 4\n"
+        "         or n:find ('in', 1, true) ~= 2 then\n"
+        "    return false, 'wrong'\n"
+        "  end\n"
+        "  for w in ('a b c'):gmatch ('%a') do n = n .. w end\n"
+        "  if n ~= 'fineabc' then return false, n end\n"
+        "end)\n";
+
+    ok (start ("pat.lua", lua, "{ lua = { pattern-step-limit = 20000 } }")
+            == 0,
+        "pat.lua loads: %s", err.text);
+    ok (submit (js_named ("costly"), 16, NULL) == 0, "a costly search...");
+    is (err.text,
+        "pattern too costly: more than 20000 matching steps on a subject of "
+        "30000 bytes",
+        "...is refused with an error pcall catches");
+    ok (submit (js_named ("method"), 16, NULL) == 0, "the same through s:match");
+    is (err.text,
+        "pat.lua:8: pattern too costly: more than 20000 matching steps on a "
+        "subject of 30000 bytes",
+        "with the line of the call");
+    test_reset ();
+    double t0 = seconds ();
+    ok (submit (js_named ("ploop"), 16, NULL) == 0,
+        "a loop of refused searches in pcall is ended");
+    ok (log_count ("pat.lua: job.validate: .*instruction limit of 1000000 "
+                   "exceeded")
+            == 1,
+        "by the instruction budget, which their steps are charged to");
+    ok (seconds () - t0 < 2.0, "in %.3f s", seconds () - t0);
+    ok (submit (js_named ("fine"), 16, NULL) != 0,
+        "find, match, gmatch and gsub work as in Lua: %s", err.text);
+    stop ();
+
+    ok (start ("pat2.lua", lua, NULL) == 0, "without the setting...");
+    ok (submit (js_named ("costly"), 16, NULL) == 0
+            && !strcmp (err.text, "pattern too costly: more than 500000 "
+                                  "matching steps on a subject of 30000 "
+                                  "bytes"),
+        "...the limit is 500000 steps: %s", err.text);
+    stop ();
+    ok (start ("pat3.lua", "", "{ lua = { pattern-step-limit = 5 } }") < 0,
+        "a pattern-step-limit below 1000 fails the load");
+    like (err.text, "lua.pattern-step-limit must be an integer >= 1000",
           "with a clear message");
 }
 
@@ -443,6 +536,7 @@ int main (void)
     test_spec_fields ();
     test_priority_deps ();
     test_errors ();
+    test_patterns ();
     test_reload ();
     test_reset ();
     json_decref (test_log);

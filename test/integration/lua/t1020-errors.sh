@@ -11,7 +11,7 @@ cat >"$conf" <<TOML
 [job-manager]
 plugins = [
   { load = "$pol/lenient.lua", conf = { lua = { on-error = "accept" } } },
-  { load = "$pol/faulty.lua", conf = { lua = { instruction-limit = 100000, memory-limit-mb = 16 } } },
+  { load = "$pol/faulty.lua", conf = { lua = { instruction-limit = 100000, memory-limit-mb = 16, pattern-step-limit = 50000 } } },
 ]
 TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
@@ -36,6 +36,15 @@ like "$(cluster_log)" "os.execute is disabled in jobtap policies" "and says so i
 is "$(submit exit)" "sbatch: error: $msg" "os.exit cannot end slurmctld"
 is "$(submit hog)" "sbatch: error: $msg" "a memory hog hits the memory limit"
 like "$(cluster_log)" "faulty.lua: job.validate: .*not enough memory" "logged as out of memory"
+start=$(date +%s%N)
+is "$(submit bigcat)" "sbatch: error: $msg" "a loop of big concatenations is stopped"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$ms" -lt 5000 ]
+ok $? "at once (sbatch answered in $ms ms)"
+like "$(cluster_log)" "faulty.lua: job.validate: .*instruction limit of 100000 exceeded \(memory made counts, an instruction per 16 bytes; see docs/lua.md\)" \
+	"by the instruction budget, which counts memory"
+is "$(submit pattern)" "sbatch: error: pattern too costly: more than 50000 matching steps on a subject of 30000 bytes" \
+	"a backtracking pattern is refused with an error the policy can catch"
 is "$(submit badprio)" "sbatch: error: $msg" "a bad argument to a job method"
 like "$(cluster_log)" "priority must be an integer 0..4294967295" "is logged"
 is "$(submit no)" "sbatch: error: no, thank you" "return false, msg rejects with msg"

@@ -19,8 +19,17 @@ jobtap.on ("job.validate", function (job)
     elseif name == "exit" then
         os.exit (1)
     elseif name == "hog" then
-        local s, t = string.rep ("x", 1 << 20), {}
-        for i = 1, 1000 do t[i] = s .. i end
+        -- one allocation over memory-limit-mb (many small ones would
+        -- spend the instruction budget first)
+        local s = string.rep ("x", 17 << 20)
+    elseif name == "bigcat" then
+        -- memory a call makes counts against its instruction budget
+        local s = string.rep ("x", 1 << 16)
+        while true do local x = s .. s end
+    elseif name == "pattern" then
+        -- a backtracking search is refused; pcall catches the refusal
+        local ok, err = pcall (string.find, string.rep ("a", 30000), ".-.-.-.-b")
+        return false, err
     elseif name == "badprio" then
         job:set_priority (-1)
     elseif name == "no" then
