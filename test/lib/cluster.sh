@@ -25,7 +25,9 @@
 # network namespace, joined to ours by a veth pair: the primary, slurmd and
 # the clients use our end's address, the backup the other end's. (Sharing
 # one address, the backup would answer its own pings as the primary and
-# never take over.) It shares StateSaveLocation and everything else.
+# never take over.) It shares StateSaveLocation and everything else, the
+# pid file too: that is why it starts only at the takeover (a slurmctld
+# kills the live one its pid file names; on real hosts that file is local).
 #
 # Environment: JOBTAP_BUILD_DIR (default: <top>/build; "installed" runs the
 # plugins installed in Slurm's PluginDir instead), CLUSTER_KEEP=1 keeps
