@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "bind.h"
 #include "conf.h"
+#include "control.h"
 #include "ctx.h"
 #include "hooks_prep.h"
 #include "host.h"
@@ -88,6 +89,7 @@ static void *agent_main (void *arg)
                 break;
             continue;
         }
+        control_start_deferred (ctx); /* a backup that took control */
         if (!queue_wait (&ctx->queue, &quick_passes, &b))
             break;
 
