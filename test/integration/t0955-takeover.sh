@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A backup controller takes over: the primary slurmctld is killed with
-# SIGKILL and a real backup (another SlurmctldHost, in its own UTS and
-# network namespaces, sharing StateSaveLocation) takes control. It reads
+# A backup controller takes over: a real backup (another SlurmctldHost, in
+# its own UTS, network and mount namespaces, sharing StateSaveLocation)
+# idles in standby, leaving the control socket to the primary; the primary
+# is killed with SIGKILL and the backup takes control. It reads
 # jobtap's kept state: jobs held by a jobtap dependency are held once, for
 # their own; a released one stays released; the admin hold (urgency 0) and
 # an updated time limit are kept; eventlogs go back to before the takeover,
@@ -28,6 +29,15 @@ reason() { squeue -h -j "$1" -o %r; }
 blocker=$(WRAP='sleep 600' submit blocker -t 30)
 cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING" ||
 	bail_out "the blocker did not start"
+
+# The backup idles in standby while the primary runs: it has loaded the
+# shim, but leaves the control socket (under the shared StateSaveLocation)
+# to the primary.
+cluster_backup_start || bail_out "the backup did not start in standby"
+like "$(cat "$CLUSTER_BACKUP_LOG")" \
+	"jobtap: a backup controller in standby: the control socket opens when it takes control" \
+	"the backup in standby leaves the control socket alone"
+is "$(field "$blocker" 'j["state_name"]')" RUN "the jobtap command still reaches the primary's runtime"
 wait_a=$(submit wait-a)
 wait_b=$(submit wait-b)
 wait_c=$(submit wait-c)
@@ -69,10 +79,13 @@ over=$(grep -n "ControlMachine $CLUSTER_NODE not responding, BackupController1 $
 ok "$([ -n "$standby" ] && [ -n "$over" ] && [ "$standby" -lt "$over" ]; echo $?)" \
 	"the backup idled in standby, then took over from the unresponsive primary"
 cluster_wait_for 30 grep -q 'jobtap: restored' "$CLUSTER_BACKUP_LOG"
+cluster_wait_for 10 grep -q "jobtap: control socket $CLUSTER_DIR/state/jobtap.sock" "$CLUSTER_BACKUP_LOG"
 log=$(cat "$CLUSTER_BACKUP_LOG")
 like "$(tail -n +"$over" <<<"$log")" "jobtap: jobs' state is kept in $CLUSTER_DIR/state/jobtap-state" \
 	"the backup reads jobtap's kept state when it takes control"
 like "$(tail -n +"$over" <<<"$log")" "jobtap: restored 7 jobs" "it restores all seven jobs"
+like "$(tail -n +"$over" <<<"$log")" "jobtap: control socket $CLUSTER_DIR/state/jobtap.sock" \
+	"and opens the control socket once in control"
 
 for id in "$wait_b" "$wait_c"; do
 	name=$(squeue -h -j "$id" -o %j)

@@ -19,15 +19,15 @@
 # Slurm's own. Teardown cancels the cluster's jobs, then ends only the daemons
 # it started, by pid. On failure the dir is kept and the log tails are printed.
 #
-# A backup controller (--backup-net, then cluster_takeover_by_backup): the
+# A backup controller (--backup-net, then cluster_backup_start, which
+# starts it in standby, and cluster_takeover_by_backup): the
 # backup must look like another host to Slurm. It runs in its own UTS
 # namespace (hostname $CLUSTER_BACKUP_HOST, its SlurmctldHost) and its own
 # network namespace, joined to ours by a veth pair: the primary, slurmd and
 # the clients use our end's address, the backup the other end's. (Sharing
 # one address, the backup would answer its own pings as the primary and
-# never take over.) It shares StateSaveLocation and everything else, the
-# pid file too: that is why it starts only at the takeover (a slurmctld
-# kills the live one its pid file names; on real hosts that file is local).
+# never take over.) It shares StateSaveLocation and everything else but
+# /run, where the pid file is.
 #
 # Environment: JOBTAP_BUILD_DIR (default: <top>/build; "installed" runs the
 # plugins installed in Slurm's PluginDir instead), CLUSTER_KEEP=1 keeps
@@ -286,6 +286,7 @@ _cluster_start_once() {
 	# A test that dies half-way must not leave daemons behind.
 	trap '_cluster_on_exit' EXIT
 	CLUSTER_PIDS=()
+	CLUSTER_BACKUP_PID=
 	_cluster_ports=()
 	mkdir -p "$CLUSTER_DIR"/{state,spool,log,run,munge}
 	chmod 711 "$CLUSTER_DIR" # munged wants its socket reachable
@@ -419,28 +420,29 @@ _cluster_other_netns() {
 		[ "$theirs" != "$(readlink /proc/$$/ns/net)" ]
 }
 
-# The backup controller takes over: the primary is killed with SIGKILL, as
-# a crash would, and the backup (SlurmctldHost $CLUSTER_BACKUP_HOST) starts
-# in its namespaces, logging to log/slurmctld-backup.log. It idles in
-# standby until the primary has not answered for SlurmctldTimeout, then
-# takes over. Returns once it has and the node answers it; from then on
-# cluster_ctld_pid and teardown name the backup.
-cluster_takeover_by_backup() {
-	local primary=${CLUSTER_PIDS[1]} ready=$CLUSTER_DIR/run/backup-net-ready pid
+# Start the backup controller (SlurmctldHost $CLUSTER_BACKUP_HOST) in its
+# own namespaces: UTS (its hostname), network (the veth's other end) and
+# mount, with a /run of its own (a tmpfs on $CLUSTER_DIR/run) as another
+# host has: a slurmctld kills the live one its pid file names. It logs to
+# log/slurmctld-backup.log; returns once it idles in standby.
+cluster_backup_start() {
+	local ready=$CLUSTER_DIR/backup-net-ready pid propagation=private
 	[ -n "$CLUSTER_BACKUP_ADDR" ] || { _cluster_say "no backup network (cluster_start --backup-net)"; return 1; }
-	kill -s KILL "$primary" 2>/dev/null
-	_cluster_wait_exit "$primary" 20 || { _cluster_say "the primary slurmctld did not die"; return 1; }
 	CLUSTER_BACKUP_LOG=$CLUSTER_DIR/log/slurmctld-backup.log
-	# The shell sets the hostname, then waits for its network before it
-	# becomes slurmctld (same pid: unshare and the shell exec).
-	unshare --uts --net /bin/sh -c \
-		'hostname "$1" && while [ ! -e "$2" ]; do sleep 0.1; done && shift 2 && exec "$@"' \
-		backup "$CLUSTER_BACKUP_HOST" "$ready" \
+	# In a chroot / is no mount point and its propagation cannot change;
+	# scripts/release-root's mounts are private already.
+	mountpoint -q / || propagation=unchanged
+	# The shell sets the hostname and /run, then waits for its network
+	# before it becomes slurmctld (same pid: unshare and the shell exec).
+	unshare --uts --net --mount --propagation "$propagation" /bin/sh -c \
+		'hostname "$1" && mount -t tmpfs tmpfs "$2/run" &&
+		while [ ! -e "$3" ]; do sleep 0.1; done && shift 3 && exec "$@"' \
+		backup "$CLUSTER_BACKUP_HOST" "$CLUSTER_DIR" "$ready" \
 		/usr/sbin/slurmctld -D -f "$SLURM_CONF" -L "$CLUSTER_BACKUP_LOG" \
 		>"$CLUSTER_DIR/log/slurmctld-backup.out" 2>&1 &
 	pid=$!
-	CLUSTER_PIDS[1]=$pid # the primary is gone: the controller is this one
-	echo "$pid" >"$CLUSTER_DIR/run/slurmctld-backup.pid"
+	CLUSTER_BACKUP_PID=$pid
+	CLUSTER_PIDS+=("$pid")
 	# Moved before unshare has made the namespace, the link would stay in
 	# ours and the backup would wait for ever.
 	cluster_wait_for 20 _cluster_other_netns "$pid" ||
@@ -450,7 +452,23 @@ cluster_takeover_by_backup() {
 			ip addr add $CLUSTER_BACKUP_ADDR/30 dev ${CLUSTER_VETH}b &&
 			ip link set ${CLUSTER_VETH}b up" &&
 		touch "$ready" || { _cluster_say "cannot give the backup its network"; return 1; }
-	# standby 5 s, then SlurmctldTimeout (6 s) without an answer
+	cluster_wait_for 30 grep -q 'slurmctld running in background mode' "$CLUSTER_BACKUP_LOG" ||
+		{ _cluster_say "the backup did not start in standby"; return 1; }
+}
+
+# The backup controller takes over: the primary is killed with SIGKILL, as
+# a crash would (the backup is started first if it is not running). The
+# backup pings it, and takes over once it has not answered for
+# SlurmctldTimeout (6 s). Returns once it has and the node answers it;
+# from then on cluster_ctld_pid and teardown's scancel use the backup.
+cluster_takeover_by_backup() {
+	local primary=${CLUSTER_PIDS[1]}
+	kill -s KILL "$primary" 2>/dev/null
+	_cluster_wait_exit "$primary" 20 || { _cluster_say "the primary slurmctld did not die"; return 1; }
+	if [ -z "${CLUSTER_BACKUP_PID:-}" ]; then
+		cluster_backup_start || return 1
+	fi
+	CLUSTER_PIDS[1]=$CLUSTER_BACKUP_PID # the controller is this one now
 	cluster_wait_for 90 grep -q "BackupController1 $CLUSTER_BACKUP_HOST taking over" "$CLUSTER_BACKUP_LOG" ||
 		{ _cluster_say "the backup did not take over"; return 1; }
 	cluster_wait_for 60 _cluster_node_idle_or_busy ||
