@@ -147,6 +147,18 @@ void control_start_deferred (struct adapter_ctx *ctx)
     pthread_mutex_unlock (&start_lock);
 }
 
+void control_defer (struct adapter_ctx *ctx)
+{
+    pthread_mutex_lock (&start_lock);
+    bool serving = ctx->control.server != NULL;
+    stop_locked (ctx);
+    ctx->control.deferred = true;
+    pthread_mutex_unlock (&start_lock);
+    if (serving)
+        info ("jobtap: no longer in control: the control socket opens "
+              "again if this slurmctld takes control again");
+}
+
 void control_stop (struct adapter_ctx *ctx)
 {
     pthread_mutex_lock (&start_lock);

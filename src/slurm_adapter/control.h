@@ -44,6 +44,12 @@ void control_start_at_init (struct adapter_ctx *ctx, bool in_standby);
  * left it to now. */
 void control_start_deferred (struct adapter_ctx *ctx);
 
+/* From the agent when slurmctld is no longer in control (a backup back
+ * in standby): stop serving, and start again with control_start_deferred.
+ * The socket is removed only if it is still this server's (the primary
+ * that took control has bound its own there). */
+void control_defer (struct adapter_ctx *ctx);
+
 /* Stop serving and remove the socket; a no-op if not serving. */
 void control_stop (struct adapter_ctx *ctx);
 
