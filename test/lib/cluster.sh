@@ -394,19 +394,23 @@ cluster_restart_slurmctld() {
 
 # A veth pair for a backup controller (cluster_start --backup-net): our
 # end, up, gets the primary's address (CLUSTER_ADDR); the other end waits
-# here until cluster_takeover_by_backup moves it into the backup's network
+# here until cluster_backup_start moves it into the backup's network
 # namespace with CLUSTER_BACKUP_ADDR. A /30 in 10.0.0.0/8 that no address
-# or route here is in.
+# or route here is in, and a link name no other link has (tests in other
+# pid namespaces, scripts/release-root's, share this network).
 cluster_backup_net() {
-	local tries=0 a b
+	local tries=0 a b name
 	while :; do
 		a=$((RANDOM % 200 + 20)) b=$((RANDOM % 256))
+		name=jtctld$(printf '%05d' $RANDOM)
 		! ip -4 addr show | grep -q " 10\.$a\.$b\." &&
-			! ip -4 route show table all | grep -q "10\.$a\.$b\." && break
+			! ip -4 route show table all | grep -q "10\.$a\.$b\." &&
+			! ip link show "$name" >/dev/null 2>&1 &&
+			! ip link show "${name}b" >/dev/null 2>&1 && break
 		tries=$((tries + 1))
 		[ $tries -lt 50 ] || return 1
 	done
-	CLUSTER_VETH=jtctld$$
+	CLUSTER_VETH=$name
 	CLUSTER_ADDR=10.$a.$b.1
 	CLUSTER_BACKUP_ADDR=10.$a.$b.2
 	ip link add "$CLUSTER_VETH" type veth peer name "${CLUSTER_VETH}b" &&
