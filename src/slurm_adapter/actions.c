@@ -20,6 +20,7 @@
 #include "ctx.h"
 #include "mark.h"
 #include "queue.h"
+#include "urgency_hold.h"
 
 /* True while this thread holds the slurmctld job write lock in one of our
  * hooks or in the agent, so actions can touch job records directly. */
@@ -239,19 +240,37 @@ out:
     xfree (desc);
 }
 
+/* How a pending job is held now, for urgency_hold_step. */
+static enum held_by held_by_of (const job_record_t *job)
+{
+    if (job->priority != 0)
+        return HELD_BY_NOBODY;
+    if (actions_held_by_shim (job))
+        return HELD_BY_JOBTAP;
+    if (job->state_reason == WAIT_HELD_USER)
+        return HELD_BY_USER;
+    if (job->state_reason == WAIT_HELD)
+        return HELD_BY_OPERATOR;
+    return HELD_BY_NOBODY;
+}
+
 /* Urgency 0 is Flux's hold, which the job's owner may lift: Slurm's user
  * hold is the same (scontrol release, by the user or an admin, raises the
- * urgency again: hooks_submit.c). */
+ * urgency again: hooks_submit.c). An operator's hold is left alone. */
 static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
 {
-    bool user_held = job->priority == 0 && job->state_reason == WAIT_HELD_USER;
-
     if (!IS_JOB_PENDING (job))
         return;
-    if (held && !user_held)
+    switch (urgency_hold_step (held_by_of (job), held)) {
+    case URGENCY_USER_HOLD:
         actions_user_hold (job);
-    else if (!held && user_held)
+        break;
+    case URGENCY_RELEASE:
         actions_release (ctx, job);
+        break;
+    case URGENCY_KEEP:
+        break;
+    }
 }
 
 void actions_apply (struct adapter_ctx *ctx, const struct action *a)

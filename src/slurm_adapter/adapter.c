@@ -112,8 +112,10 @@ int jobtap_slurm_init (const char *plugin_type)
         jobtap_host_fini ();
         goto fail;
     }
-    /* without it slurmctld still works: only the jobtap command does not */
-    (void)control_start (ctx);
+    /* without it slurmctld still works: only the jobtap command does not.
+     * Slurm loads this plugin in a backup controller in standby too
+     * (slurmctld_primary is set before plugins load). */
+    control_start_at_init (ctx, !slurmctld_primary);
     rc = SLURM_SUCCESS;
     goto out;
 fail:

@@ -13,6 +13,7 @@
 #include "agent.h"
 #include "bind.h"
 #include "conf.h"
+#include "control.h"
 #include "ctx.h"
 #include "hooks_prep.h"
 #include "host.h"
@@ -80,18 +81,26 @@ static void *agent_main (void *arg)
     /* slurmctld creates a job after job_submit returns, in the same RPC,
      * so after a submission look again every 5 ms until it shows up. */
     int quick_passes = 0;
+    bool in_control = false;
 
     for (;;) {
         struct queue_batch b;
         time_t now;
 
         if (!slurmctld_ready ()) {
+            if (in_control && !slurmctld_primary) {
+                /* a backup back in standby (or exiting) */
+                in_control = false;
+                control_defer (ctx);
+            }
             struct timespec pause = {0, 50 * 1000 * 1000};
             nanosleep (&pause, NULL);
             if (queue_stopping (&ctx->queue))
                 break;
             continue;
         }
+        in_control = true;
+        control_start_deferred (ctx); /* a backup that took control */
         if (!queue_wait (&ctx->queue, &quick_passes, &b))
             break;
 
@@ -107,6 +116,15 @@ static void *agent_main (void *arg)
         bool periodic = now - last_sweep >= (period > 0 ? period : 30);
 
         lock_slurmctld (locks);
+        /* Gave up control while this pass waited (a backup the primary
+         * asked for control back: it is in standby now, with its shutdown
+         * time cleared): its job list is stale, and the kept state the
+         * primary's. */
+        if (!slurmctld_ready ()) {
+            unlock_slurmctld (locks);
+            queue_batch_free (&b);
+            continue;
+        }
         bool had = actions_write_begin ();
         actions_applied_reset ();
         int found = bind_discover (ctx);

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,12 @@
 #include "ctx.h"
 #include "host.h"
 
+/* Starts and stops come from slurmctld's main thread (init, reconfigure,
+ * fini) and, once, from the agent (control_start_deferred). */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stop_locked (struct adapter_ctx *ctx);
+
 /* The server's role policy: called from its thread, reads only what
  * control_start copied. */
 static uint32_t rolemask_of (uint32_t uid, void *arg)
@@ -32,7 +39,7 @@ static bool same_address (const char *a, const char *b)
     return (!a && !b) || (a && b && !strcmp (a, b));
 }
 
-int control_start (struct adapter_ctx *ctx)
+static int start_locked (struct adapter_ctx *ctx)
 {
     struct control *control = &ctx->control;
     jobtap_host_error_t err = {{0}};
@@ -51,7 +58,7 @@ int control_start (struct adapter_ctx *ctx)
         free (address);
         return 0; /* serving there already */
     }
-    control_stop (ctx);
+    stop_locked (ctx);
     control->slurm_user = slurm_conf.slurm_user_id;
     char *munge_socket = control_munge_socket_of_authinfo (
         slurm_conf.authinfo);
@@ -95,7 +102,7 @@ int control_start (struct adapter_ctx *ctx)
     return 0;
 }
 
-void control_stop (struct adapter_ctx *ctx)
+static void stop_locked (struct adapter_ctx *ctx)
 {
     struct control *control = &ctx->control;
 
@@ -106,4 +113,56 @@ void control_stop (struct adapter_ctx *ctx)
     free (control->address);
     control->address = NULL;
     control->port = 0;
+}
+
+int control_start (struct adapter_ctx *ctx)
+{
+    pthread_mutex_lock (&start_lock);
+    ctx->control.deferred = false;
+    int rc = start_locked (ctx);
+    pthread_mutex_unlock (&start_lock);
+    return rc;
+}
+
+void control_start_at_init (struct adapter_ctx *ctx, bool in_standby)
+{
+    if (!in_standby) {
+        (void)control_start (ctx);
+        return;
+    }
+    pthread_mutex_lock (&start_lock);
+    ctx->control.deferred = true;
+    pthread_mutex_unlock (&start_lock);
+    info ("jobtap: a backup controller in standby: the control socket "
+          "opens when it takes control");
+}
+
+void control_start_deferred (struct adapter_ctx *ctx)
+{
+    pthread_mutex_lock (&start_lock);
+    if (ctx->control.deferred) {
+        ctx->control.deferred = false;
+        (void)start_locked (ctx);
+    }
+    pthread_mutex_unlock (&start_lock);
+}
+
+void control_defer (struct adapter_ctx *ctx)
+{
+    pthread_mutex_lock (&start_lock);
+    bool serving = ctx->control.server != NULL;
+    stop_locked (ctx);
+    ctx->control.deferred = true;
+    pthread_mutex_unlock (&start_lock);
+    if (serving)
+        info ("jobtap: no longer in control: the control socket opens "
+              "again if this slurmctld takes control again");
+}
+
+void control_stop (struct adapter_ctx *ctx)
+{
+    pthread_mutex_lock (&start_lock);
+    ctx->control.deferred = false;
+    stop_locked (ctx);
+    pthread_mutex_unlock (&start_lock);
 }

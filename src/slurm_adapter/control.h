@@ -7,10 +7,12 @@
  *
  * The server's thread calls only jobtap_host_* and never a slurmctld
  * lock. Callers: the entry points (adapter.c), with no slurmctld lock
- * held, after the config is loaded (init, reconfigure) and at fini. */
+ * held, after the config is loaded (init, reconfigure) and at fini; and
+ * the agent, once, for a backup controller that took control. */
 #ifndef SLURM_JOBTAP_ADAPTER_CONTROL_H
 #define SLURM_JOBTAP_ADAPTER_CONTROL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct adapter_ctx;
@@ -22,6 +24,7 @@ struct control {
     int port;                      /* and on which TCP port (0: none) */
     char *address;                 /* at which address (NULL: every) */
     uint32_t slurm_user;           /* SlurmUser's uid, read at start */
+    bool deferred; /* a backup's, until it takes control */
 };
 
 /* Serve at the configured path and port; if it serves elsewhere already
@@ -29,6 +32,23 @@ struct control {
  * logged, and the socket is served without it. A failure is logged and slurmctld runs
  * on without the socket: returns 0, or -1 with errno set. */
 int control_start (struct adapter_ctx *ctx);
+
+/* At init: control_start, or, in a backup controller in standby, only a
+ * note to start once it is in control (control_start_deferred): the
+ * default path is under the StateSaveLocation it shares with the primary,
+ * whose socket it would otherwise take over with a runtime that has no
+ * jobs. */
+void control_start_at_init (struct adapter_ctx *ctx, bool in_standby);
+
+/* From the agent once slurmctld is in control: start the socket if init
+ * left it to now. */
+void control_start_deferred (struct adapter_ctx *ctx);
+
+/* From the agent when slurmctld is no longer in control (a backup back
+ * in standby): stop serving, and start again with control_start_deferred.
+ * The socket is removed only if it is still this server's (the primary
+ * that took control has bound its own there). */
+void control_defer (struct adapter_ctx *ctx);
 
 /* Stop serving and remove the socket; a no-op if not serving. */
 void control_stop (struct adapter_ctx *ctx);

@@ -30,15 +30,14 @@
  * record itself, so it is right for either. */
 typedef __typeof__ (*((job_record_t *)NULL)->details) jobtap_job_details_t;
 
-/* slurmctld has finished starting up (its plugins' init() are done, so
- * the priority plugin is loaded). 22.05 starts an RPC thread last of all;
- * 24.11 serves RPCs from its connection manager instead, and the state
- * save thread is the last thread it starts before it serves them. */
-#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+/* slurmctld is in control and has finished starting up: it has read its
+ * state and its plugins' init() are done (the priority plugin is loaded).
+ * Both releases start the state save thread only then, and join and clear
+ * it when they give up control. Not the RPC thread: a 22.05 backup in
+ * standby has one (and keeps its id while taking over), so its agent
+ * would bind jobs from a job list that is empty or half-read, and forget
+ * the kept state of every job missing from it. */
 #define JOBTAP_SLURMCTLD_STARTED() (slurmctld_config.thread_id_save != 0)
-#else
-#define JOBTAP_SLURMCTLD_STARTED() (slurmctld_config.thread_id_rpc != 0)
-#endif
 
 /* scontrol reconfigure: 22.05 calls site_factor_p_reconfig() in the running
  * slurmctld. 24.11 starts slurmctld anew instead (exec, and under -D in

@@ -7,6 +7,7 @@
 #                 in PluginDir, which holds the build's staged copies
 #                 [--ctld-daemon]  slurmctld daemonized, as in production
 #                 (24.11's reconfigure starts it anew: cluster_ctld_pid follows)
+#                 [--backup-net]  room for a backup controller: see below
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
 #   cluster_stop  [--failed]
 #   cluster_public_copy FILE  a copy other users may run (the clone may sit
@@ -18,6 +19,16 @@
 # Slurm's own. Teardown cancels the cluster's jobs, then ends only the daemons
 # it started, by pid. On failure the dir is kept and the log tails are printed.
 #
+# A backup controller (--backup-net, then cluster_backup_start, which
+# starts it in standby, and cluster_takeover_by_backup): the
+# backup must look like another host to Slurm. It runs in its own UTS
+# namespace (hostname $CLUSTER_BACKUP_HOST, its SlurmctldHost) and its own
+# network namespace, joined to ours by a veth pair: the primary, slurmd and
+# the clients use our end's address, the backup the other end's. (Sharing
+# one address, the backup would answer its own pings as the primary and
+# never take over.) It shares StateSaveLocation and everything else but
+# /run, where the pid file is.
+#
 # Environment: JOBTAP_BUILD_DIR (default: <top>/build; "installed" runs the
 # plugins installed in Slurm's PluginDir instead), CLUSTER_KEEP=1 keeps
 # the dir even on success, CLUSTER_DEBUG (SlurmctldDebug level, default debug).
@@ -27,6 +38,10 @@ CLUSTER_BUILD=${JOBTAP_BUILD_DIR:-$CLUSTER_TOP/build}
 CLUSTER_DIR=
 CLUSTER_NODE=$(hostname -s)
 CLUSTER_PIDS=()
+CLUSTER_ADDR=127.0.0.1 # the primary slurmctld's and slurmd's address
+CLUSTER_BACKUP_HOST=jtbackup
+CLUSTER_BACKUP_ADDR=
+CLUSTER_VETH=
 
 _cluster_say() { printf 'cluster: %s\n' "$*" >&2; }
 
@@ -120,7 +135,7 @@ _cluster_write_conf() {
 	defaults=$(
 		cat <<EOF
 ClusterName=jobtaptest
-SlurmctldHost=$CLUSTER_NODE(127.0.0.1)
+SlurmctldHost=$CLUSTER_NODE($CLUSTER_ADDR)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
 SlurmUser=root
@@ -158,10 +173,16 @@ PrEpPlugins=prep/script,prep/jobtap
 EOF
 		fi
 		cat <<EOF
-NodeName=$CLUSTER_NODE NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
+NodeName=$CLUSTER_NODE NodeAddr=$CLUSTER_ADDR CPUs=2 State=UNKNOWN
 PartitionName=debug Nodes=$CLUSTER_NODE Default=YES MaxTime=INFINITE State=UP
 EOF
 	)
+	if [ -n "$CLUSTER_BACKUP_ADDR" ]; then
+		# after the primary's; a short timeout, as tests wait for it
+		defaults="$defaults
+SlurmctldHost=$CLUSTER_BACKUP_HOST($CLUSTER_BACKUP_ADDR)
+SlurmctldTimeout=6"
+	fi
 	# A key given in the extra lines replaces the default one.
 	local line key
 	while IFS= read -r line; do
@@ -247,6 +268,7 @@ cluster_start() {
 
 _cluster_start_once() {
 	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=() plugstack=""
+	local backup_net=0
 	_cluster_bind_failed=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -256,6 +278,7 @@ _cluster_start_once() {
 		--ctld-daemon) ctld_daemon=1; shift ;;
 		--file) files+=("$2" "$3"); shift 3 ;;
 		--plugstack) plugstack=$2; shift 2 ;;
+		--backup-net) backup_net=1; shift ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
@@ -263,6 +286,7 @@ _cluster_start_once() {
 	# A test that dies half-way must not leave daemons behind.
 	trap '_cluster_on_exit' EXIT
 	CLUSTER_PIDS=()
+	CLUSTER_BACKUP_PID=
 	_cluster_ports=()
 	mkdir -p "$CLUSTER_DIR"/{state,spool,log,run,munge}
 	chmod 711 "$CLUSTER_DIR" # munged wants its socket reachable
@@ -275,6 +299,10 @@ _cluster_start_once() {
 	if [ -n "$plugstack" ]; then
 		files+=(plugstack.conf "$plugstack")
 		extra="$extra${extra:+$'\n'}PlugStackConfig=$CLUSTER_DIR/plugstack.conf"
+	fi
+	CLUSTER_ADDR=127.0.0.1 CLUSTER_BACKUP_ADDR=
+	if [ "$backup_net" = 1 ]; then
+		cluster_backup_net || { _cluster_say "cannot make the backup's network"; cluster_stop --failed; return 1; }
 	fi
 	_cluster_write_conf "$extra" "$jobtap" || { cluster_stop --failed; return 1; }
 	local i
@@ -364,6 +392,93 @@ cluster_restart_slurmctld() {
 	cluster_wait_for 30 _cluster_node_idle_or_busy
 }
 
+# A veth pair for a backup controller (cluster_start --backup-net): our
+# end, up, gets the primary's address (CLUSTER_ADDR); the other end waits
+# here until cluster_backup_start moves it into the backup's network
+# namespace with CLUSTER_BACKUP_ADDR. A /30 in 10.0.0.0/8 that no address
+# or route here is in, and a link name no other link has (tests in other
+# pid namespaces, scripts/release-root's, share this network).
+cluster_backup_net() {
+	local tries=0 a b name
+	while :; do
+		a=$((RANDOM % 200 + 20)) b=$((RANDOM % 256))
+		name=jtctld$(printf '%05d' $RANDOM)
+		! ip -4 addr show | grep -q " 10\.$a\.$b\." &&
+			! ip -4 route show table all | grep -q "10\.$a\.$b\." &&
+			! ip link show "$name" >/dev/null 2>&1 &&
+			! ip link show "${name}b" >/dev/null 2>&1 && break
+		tries=$((tries + 1))
+		[ $tries -lt 50 ] || return 1
+	done
+	CLUSTER_VETH=$name
+	CLUSTER_ADDR=10.$a.$b.1
+	CLUSTER_BACKUP_ADDR=10.$a.$b.2
+	ip link add "$CLUSTER_VETH" type veth peer name "${CLUSTER_VETH}b" &&
+		ip addr add "$CLUSTER_ADDR/30" dev "$CLUSTER_VETH" &&
+		ip link set "$CLUSTER_VETH" up
+}
+
+_cluster_other_netns() {
+	local theirs
+	theirs=$(readlink "/proc/$1/ns/net" 2>/dev/null) &&
+		[ "$theirs" != "$(readlink /proc/$$/ns/net)" ]
+}
+
+# Start the backup controller (SlurmctldHost $CLUSTER_BACKUP_HOST) in its
+# own namespaces: UTS (its hostname), network (the veth's other end) and
+# mount, with a /run of its own (a tmpfs on $CLUSTER_DIR/run) as another
+# host has: a slurmctld kills the live one its pid file names. It logs to
+# log/slurmctld-backup.log; returns once it idles in standby.
+cluster_backup_start() {
+	local ready=$CLUSTER_DIR/backup-net-ready pid propagation=private
+	[ -n "$CLUSTER_BACKUP_ADDR" ] || { _cluster_say "no backup network (cluster_start --backup-net)"; return 1; }
+	CLUSTER_BACKUP_LOG=$CLUSTER_DIR/log/slurmctld-backup.log
+	# In a chroot / is no mount point and its propagation cannot change;
+	# scripts/release-root's mounts are private already.
+	mountpoint -q / || propagation=unchanged
+	# The shell sets the hostname and /run, then waits for its network
+	# before it becomes slurmctld (same pid: unshare and the shell exec).
+	unshare --uts --net --mount --propagation "$propagation" /bin/sh -c \
+		'hostname "$1" && mount -t tmpfs tmpfs "$2/run" &&
+		while [ ! -e "$3" ]; do sleep 0.1; done && shift 3 && exec "$@"' \
+		backup "$CLUSTER_BACKUP_HOST" "$CLUSTER_DIR" "$ready" \
+		/usr/sbin/slurmctld -D -f "$SLURM_CONF" -L "$CLUSTER_BACKUP_LOG" \
+		>"$CLUSTER_DIR/log/slurmctld-backup.out" 2>&1 &
+	pid=$!
+	CLUSTER_BACKUP_PID=$pid
+	CLUSTER_PIDS+=("$pid")
+	# Moved before unshare has made the namespace, the link would stay in
+	# ours and the backup would wait for ever.
+	cluster_wait_for 20 _cluster_other_netns "$pid" ||
+		{ _cluster_say "the backup has no network namespace of its own"; return 1; }
+	ip link set "${CLUSTER_VETH}b" netns "$pid" &&
+		nsenter -t "$pid" -n sh -c "ip link set lo up &&
+			ip addr add $CLUSTER_BACKUP_ADDR/30 dev ${CLUSTER_VETH}b &&
+			ip link set ${CLUSTER_VETH}b up" &&
+		touch "$ready" || { _cluster_say "cannot give the backup its network"; return 1; }
+	cluster_wait_for 30 grep -q 'slurmctld running in background mode' "$CLUSTER_BACKUP_LOG" ||
+		{ _cluster_say "the backup did not start in standby"; return 1; }
+}
+
+# The backup controller takes over: the primary is killed with SIGKILL, as
+# a crash would (the backup is started first if it is not running). The
+# backup pings it, and takes over once it has not answered for
+# SlurmctldTimeout (6 s). Returns once it has and the node answers it;
+# from then on cluster_ctld_pid and teardown's scancel use the backup.
+cluster_takeover_by_backup() {
+	local primary=${CLUSTER_PIDS[1]}
+	kill -s KILL "$primary" 2>/dev/null
+	_cluster_wait_exit "$primary" 20 || { _cluster_say "the primary slurmctld did not die"; return 1; }
+	if [ -z "${CLUSTER_BACKUP_PID:-}" ]; then
+		cluster_backup_start || return 1
+	fi
+	CLUSTER_PIDS[1]=$CLUSTER_BACKUP_PID # the controller is this one now
+	cluster_wait_for 90 grep -q "BackupController1 $CLUSTER_BACKUP_HOST taking over" "$CLUSTER_BACKUP_LOG" ||
+		{ _cluster_say "the backup did not take over"; return 1; }
+	cluster_wait_for 60 _cluster_node_idle_or_busy ||
+		{ _cluster_say "the node does not answer the backup"; return 1; }
+}
+
 _cluster_node_idle_or_busy() {
 	sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null | grep -Eq '^(idle|mixed|allocated)$'
 }
@@ -418,6 +533,12 @@ cluster_stop() {
 		fi
 	done
 	CLUSTER_PIDS=()
+	# Its backup end goes with the backup's namespace; before a takeover
+	# both ends are here.
+	if [ -n "$CLUSTER_VETH" ]; then
+		ip link del "$CLUSTER_VETH" 2>/dev/null
+		CLUSTER_VETH=
+	fi
 	if [ "$failed" = 1 ] || [ -n "${CLUSTER_KEEP:-}" ]; then
 		[ "$failed" = 1 ] && cluster_dump_logs >&2
 		_cluster_say "logs kept in $CLUSTER_DIR"
