@@ -373,6 +373,10 @@ int jobtap_host_job_update_ex (uint64_t id,
 
 /* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
 int jobtap_host_reprioritize_all (void);
+/* The same, letting other threads (submissions) take the runtime lock
+ * every few jobs: for the host's own periodic pass, run outside every
+ * other runtime operation. */
+int jobtap_host_reprioritize_all_yielding (void);
 
 /* Keep the jobspecs of jobs past job.new as compact text (with
  * ops.compact_later; a no-op otherwise).  Takes the runtime lock one job

@@ -127,7 +127,7 @@ static void *agent_main (void *arg)
          * (a pass over every pending job may be long): the priorities it
          * sets are queued and applied by the next pass, at once. */
         if ((periodic && period > 0) || b.reprioritize)
-            jobtap_host_reprioritize_all ();
+            jobtap_host_reprioritize_all_yielding ();
         jobtap_host_compact ();
 
         /* Quick passes while accepted submissions wait to be bound (each
