@@ -115,6 +115,15 @@ static void line_begin (struct strbuf *b, flux_jobid_t id, const char *kind)
     strbuf_puts (b, kind);
 }
 
+static void drop_kept_one (struct store *s, flux_jobid_t id)
+{
+    char key[24];
+    if (!s->kept)
+        return;
+    snprintf (key, sizeof (key), "%" PRIu64, (uint64_t)id);
+    json_object_del (s->kept, key);
+}
+
 void store_record_event (struct job *job, struct event *ev)
 {
     struct store *s = job->rt->store;
@@ -136,6 +145,9 @@ void store_record_event (struct job *job, struct event *ev)
         /* the first line of a job's history replaces any earlier job of
          * that id (requeued, or lost by the scheduler) */
         line_begin (b, job->id, ",\"reset\":true,\"e\":[");
+        /* a kept history of that id is a lost job's: dropped now, not
+         * by a later forget line that would erase this job's history */
+        drop_kept_one (s, job->id);
         if (job->store_pending && job->store_pending->len) {
             strbuf_put (b, job->store_pending->data, job->store_pending->len);
             strbuf_put (b, ",", 1);
