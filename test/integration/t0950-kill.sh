@@ -48,6 +48,7 @@ stamp() { date +%s.%N; }
 blocker=$(sbatch --parsable --exclusive -o /dev/null -t 60 -J blocker --wrap 'sleep 1200')
 cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING" ||
 	bail_out "the blocker did not start"
+sleep 6 # saved by Slurm (at most 5 s after a change), so no kill loses it
 
 # Each stream appends "ID NAME TIME" (or "OP ID TIME") for what Slurm
 # acknowledged, until $W/stop exists. Submissions are paced (0.1 s) so
