@@ -103,6 +103,15 @@ static void *agent_main (void *arg)
         bool periodic = now - last_sweep >= (period > 0 ? period : 30);
 
         lock_slurmctld (locks);
+        /* Again under the locks: the shutdown may have begun while the
+         * agent waited for them (24.11's reconfigure, under load). A pass
+         * now would call into plugins slurmctld is unloading, whose fini
+         * waits for this thread (agent_stop): a deadlock. */
+        if (slurmctld_config.shutdown_time) {
+            unlock_slurmctld (locks);
+            queue_batch_free (&b);
+            continue;
+        }
         bool had = actions_write_begin ();
         actions_applied_reset ();
         int found = bind_discover (ctx);
