@@ -134,7 +134,9 @@ lines_now() { wc -l <"$ctld_log"; }
 log_since() { tail -n +$(($1 + 1)) "$ctld_log"; }
 out_lines() { wc -l <"$CLUSTER_DIR/log/slurmctld.out" 2>/dev/null || echo 0; }
 
-refusals=0 kept_total=0
+# A bail-out stops the streams too (they would submit on forever).
+pids=()
+trap 'touch "$W/stop"; kill "${pids[@]}" 2>/dev/null; wait; _cluster_on_exit' EXIT
 for round in $(seq 1 "$KILL_ROUNDS"); do
 	rm -f "$W/stop"
 	pids=()
@@ -167,7 +169,6 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 		like "$(log_since "$marker"; tail -n +$((out_marker + 1)) "$CLUSTER_DIR/log/slurmctld.out")" \
 			"jobtap: $conf:$broken_line:[0-9]+: " \
 			"round $round: and logs the file and line"
-		refusals=$((refusals + 1))
 		cp "$W/good.conf" "$conf"
 		marker=$(lines_now)
 	fi
