@@ -136,7 +136,7 @@ out_lines() { wc -l <"$CLUSTER_DIR/log/slurmctld.out" 2>/dev/null || echo 0; }
 
 # A bail-out stops the streams too (they would submit on forever).
 pids=()
-trap 'touch "$W/stop"; kill "${pids[@]}" 2>/dev/null; wait; _cluster_on_exit' EXIT
+trap 'touch "$W/stop" 2>/dev/null; kill "${pids[@]}" 2>/dev/null; wait; _cluster_on_exit' EXIT
 for round in $(seq 1 "$KILL_ROUNDS"); do
 	rm -f "$W/stop"
 	pids=()
