@@ -8,7 +8,8 @@ one connection, docs/cli.md "The protocol"). Python 3 standard library only.
 W holds the streams' files: wait, release, plain ("ID NAME TIME" per
 acknowledged submission), ops ("hold|release|update ID TIME" per
 acknowledged scontrol), kills ("SENT GONE" per SIGKILL: when it was sent,
-when slurmctld was seen gone) and squeue ("ID|NAME|
+when slurmctld was seen gone), restarts ("SENT DONE" per reconfigure that
+restarts slurmctld in place, 24.11) and squeue ("ID|NAME|
 TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
 the counts: ACKED, LOST (jobs Slurm itself lost: acknowledged, gone after
 the next kill) with the window (the longest time from acknowledgement to
@@ -85,7 +86,9 @@ def main():
         f = l.rstrip("\n").split("|")
         if len(f) >= 5:
             slurm[f[0]] = {"name": f[1], "limit": f[2], "reason": f[3], "state": f[4]}
-    kills = sorted((float(l[0]), float(l[1])) for l in lines(w, "kills"))
+    kills = sorted([(float(l[0]), float(l[1]), "kill") for l in lines(w, "kills")]
+                   + [(float(l[0]), float(l[1]), "restart")
+                      for l in lines(w, "restarts")])
     acked = sorted(((l[0], l[1], float(l[2])) for n in ("wait", "release", "plain")
                     for l in lines(w, n)), key=lambda a: (int(a[0]), a[2]))
     ops = {}
@@ -100,7 +103,8 @@ def main():
         at t was sent. A stream writes its time just after the reply:
         a reply the killed slurmctld sent can be stamped a little after
         the kill was sent, not after it was gone (0.5 s: a busy stream)."""
-        return next((sent for sent, gone in kills if gone > t - 0.5), None)
+        return next(((sent, kind) for sent, gone, kind in kills
+                     if gone > t - 0.5), (None, None))
 
     bad, lost = [], []
     kept_history = 0
@@ -108,11 +112,11 @@ def main():
         j = ctl.job(jobid)
         s = slurm.get(jobid)
         if s is None or s["name"] != name:
-            k = next_kill(t)
+            k, kind = next_kill(t)
             if k is None:
                 bad.append(f"{jobid} {name}: gone from Slurm with no kill after it")
                 continue
-            lost.append((jobid, max(0.0, k - t)))
+            lost.append((kind, max(0.0, k - t)))
             if s is None:
                 if j is not None and j["state_name"] != "INACTIVE":
                     bad.append(f"{jobid} {name}: Slurm lost it, jobtap has it "
@@ -152,7 +156,7 @@ def main():
                 if deps != [want] or reason != f"jobtap: {want}":
                     bad.append(f"{jobid} {name}: not held once for release-{key}: "
                                f"{deps} / {reason}")
-            k = next_kill(t)
+            k, _ = next_kill(t)
             if adds and k is not None and k - t > 1:
                 if adds[0]["timestamp"] > k:
                     bad.append(f"{jobid} {name}: eventlog rebuilt after the kill, "
@@ -176,8 +180,11 @@ def main():
     for b in bad:
         print("BAD " + b)
     print(f"ACKED {len(acked)}")
-    window = max((a for _, a in lost), default=0.0)
-    print(f"LOST {len(lost)} WINDOW {window:.2f}")
+    at_kill = [a for kind, a in lost if kind == "kill"]
+    at_restart = [a for kind, a in lost if kind == "restart"]
+    print(f"LOST {len(at_kill)} WINDOW {max(at_kill, default=0.0):.2f}")
+    print(f"RESTART_LOST {len(at_restart)} WINDOW "
+          f"{max(at_restart, default=0.0):.2f}")
     print(f"KEPT {kept_history}")
 
 

@@ -111,7 +111,11 @@ stream_reconfigure() {
 					echo "missing $(stamp)" >>"$W/reconf"
 			) 9>"$W/conf.lock"
 		else
-			scontrol reconfigure 2>/dev/null && echo "good $(stamp)" >>"$W/reconf"
+			local sent
+			sent=$(stamp)
+			scontrol reconfigure 2>/dev/null && echo "good $(stamp)" >>"$W/reconf" &&
+				# 24.11: a restart in place, where Slurm can lose jobs too
+				{ [ "$release" -lt 2411 ] || echo "$sent $(stamp)" >>"$W/restarts"; }
 		fi
 		i=$((i + 1))
 	done
@@ -188,7 +192,7 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 	is "$n_bad" 0 "round $round: every acknowledged job checked against Slurm and jobtap"
 	[ "$n_bad" = 0 ] || head -20 "$W/check" | while read -r l; do diag "$l"; done
 	grep -q '^ACKED' "$W/check" || { diag "$(tail -5 "$W/check")"; bail_out "the checker failed"; }
-	diag "round $round: $(grep -E '^(ACKED|LOST|KEPT)' "$W/check" | tr '\n' ' ')"
+	diag "round $round: $(grep -E '^(ACKED|LOST|RESTART_LOST|KEPT)' "$W/check" | tr '\n' ' ')"
 done
 
 is "$(wc -l <"$W/kills")" "$KILL_ROUNDS" "slurmctld was killed $KILL_ROUNDS times"
@@ -212,7 +216,7 @@ is "$(echo "$j" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state
 is "$(echo "$j" | python3 -c 'import json,sys; print(sum(1 for e in json.load(sys.stdin)["eventlog"] if e["name"] == "alloc"))')" 1 \
 	"and was allocated once in its eventlog across $KILL_ROUNDS kills"
 like "$(ls "$CLUSTER_DIR/state/jobtap-state")" "snapshot" "the kept state has a snapshot"
-diag "Slurm $release, $KILL_ROUNDS kills: $(grep -E '^(ACKED|LOST)' "$W/check" | tr '\n' ' ')"
+diag "Slurm $release, $KILL_ROUNDS kills: $(grep -E '^(ACKED|LOST|RESTART_LOST)' "$W/check" | tr '\n' ' ')"
 
 cluster_finish
 done_testing
