@@ -2,7 +2,9 @@
  * takes before the restore has dropped the lost job's kept history (on
  * Slurm 24.11 a reconfigure restarts slurmctld in place, and a submission
  * can be bound first). The new job's history is its own, and survives
- * the drop of the lost job's and the next restart. */
+ * the drop of the lost job's and the next restart. And when the restart
+ * was cut short before the lost job's history was dropped, a later job
+ * of that id (submitted over 2 s after it) does not take it. */
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +133,37 @@ int main (void)
         "its history was kept (rebuilt from it: flux-restart)");
     ok (!strstr (logbuf, "not this job's"),
         "its kept history was not taken for another job's");
+    core_host_teardown ();
+
+    /* Job 8, kept; Slurm lost it and a later job took id 8, and the
+     * process restarted before it could drop 8's history (no restore):
+     * the next restore meets the old history with the new job. */
+    start ();
+    double t8 = 0;
+    submit_bind (8, 2000, 300.0);
+    {
+        json_t *info = jobtap_host_job_info (8);
+        json_unpack (json_array_get (json_object_get (info, "eventlog"), 0),
+                     "{s:F}", "timestamp", &t8);
+        json_decref (info);
+    }
+    ok (jobtap_host_store_flush (true) > 0, "job 8's history is written");
+    core_host_teardown ();
+    start ();
+    logbuf[0] = '\0';
+    entry = json_pack ("{s:I s:I s:i s:f s:{s:i s:{s:{}}} s:i}", "id",
+                       (json_int_t)8, "userid", (json_int_t)2000, "urgency",
+                       16, "t_submit", (double)(long)t8 + 10.0, "jobspec",
+                       "version", 1, "attributes", "system", "state",
+                       JOBTAP_STATE_SCHED);
+    isint (jobtap_host_jobs_restore (json_pack ("[o]", entry), &err), 1,
+           "a job 8 submitted 10 s after the kept one is restored");
+    history (8, &uid, names, sizeof (names));
+    is (names, "submit,validate,depend,priority",
+        "with a history of its own (not the lost job's)");
+    ok (strstr (logbuf, "jobtap: job 8: the kept history is not this job's "
+                        "(submitted at ") != NULL,
+        "logged: the kept history is not this job's");
     core_host_teardown ();
 
     nftw (base, rm_one, 8, FTW_DEPTH | FTW_PHYS);
