@@ -28,6 +28,7 @@ left, or its id belongs to a later job whose history begins after the
 kill.
 """
 import json
+import math
 import socket
 import struct
 import sys
@@ -121,7 +122,10 @@ def main():
                 if j is not None and j["state_name"] != "INACTIVE":
                     bad.append(f"{jobid} {name}: Slurm lost it, jobtap has it "
                                f"in {j['state_name']}")
-            elif j is None or not j["eventlog"] or j["eventlog"][0]["timestamp"] < k:
+            # (a job bound after a restart opened the kept state begins
+            # with Slurm's submit time, in whole seconds)
+            elif (j is None or not j["eventlog"]
+                  or j["eventlog"][0]["timestamp"] < math.floor(k)):
                 bad.append(f"{jobid} {name}: lost by Slurm, its id taken by "
                            f"{s['name']}, but jobtap shows a history from before "
                            f"the kill")
