@@ -301,6 +301,13 @@ int jobtap_host_store_maintain (void);
 /* After the restore: forget the kept histories of jobs the scheduler no
  * longer has (it lost them, or they ended meanwhile).  Returns how many. */
 int jobtap_host_store_drop_kept (void);
+/* Before the restore, as soon as the scheduler has read its own state
+ * and before it takes a new job: forget the kept histories of the ids
+ * for which exists() is false (jobs it lost). A new job it then gives
+ * such an id cannot be taken for the lost one, even if the process ends
+ * before its restore. Returns how many. */
+int jobtap_host_store_drop_missing (bool (*exists) (uint64_t id, void *arg),
+                                    void *arg);
 
 /* The job's jobtap priority: 0..4294967295, JOBTAP_PRIORITY_UNSET (-1)
  * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin

@@ -336,6 +336,16 @@ int jobtap_host_store_maintain (void)
     return store_maintain (host_runtime (), false);
 }
 
+int jobtap_host_store_drop_missing (bool (*exists) (uint64_t id, void *arg),
+                                    void *arg)
+{
+    int n;
+    runtime_lock ();
+    n = store_drop_missing (host_runtime (), exists, arg);
+    runtime_unlock ();
+    return n;
+}
+
 int jobtap_host_store_drop_kept (void)
 {
     struct runtime *rt = host_runtime ();

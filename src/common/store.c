@@ -218,6 +218,30 @@ int store_drop_kept (struct runtime *rt)
     return n;
 }
 
+int store_drop_missing (struct runtime *rt,
+                        bool (*exists) (uint64_t id, void *arg),
+                        void *arg)
+{
+    struct store *s = rt->store;
+    const char *key;
+    json_t *v;
+    void *tmp;
+    int n = 0;
+
+    if (!s || !s->kept)
+        return 0;
+    json_object_foreach_safe (s->kept, tmp, key, v) {
+        if (exists ((uint64_t)strtoull (key, NULL, 10), arg))
+            continue;
+        strbuf_puts (&s->buf, "{\"id\":");
+        strbuf_puts (&s->buf, key);
+        strbuf_puts (&s->buf, ",\"forget\":true}\n");
+        json_object_del (s->kept, key);
+        n++;
+    }
+    return n;
+}
+
 static int open_journal (struct store *s, jobtap_host_error_t *err)
 {
     char name[40], *p;

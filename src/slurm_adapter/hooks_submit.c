@@ -68,6 +68,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         *err_msg = xstrdup ("jobtap: out of memory");
         return SLURM_ERROR;
     }
+    keep_before_submit (ctx);
     if (conf_log_jobspec (&ctx->conf)) {
         char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
         info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,

@@ -23,6 +23,13 @@ struct keep {
  * call); a failure is logged and jobs are then restored from Slurm's
  * records alone. */
 void keep_open (struct adapter_ctx *ctx);
+/* job_submit, job read lock held: before this process takes its first
+ * job, open the store and forget what was kept of jobs Slurm lost, so
+ * that a new job given a lost job's id is never rebuilt from the lost
+ * job's history, even if this process ends before its first restore
+ * (24.11 restarts in place at every reconfigure). One branch after the
+ * first call. */
+void keep_before_submit (struct adapter_ctx *ctx);
 /* After the first restore: forget what was kept of jobs Slurm lost. */
 void keep_restored (struct adapter_ctx *ctx);
 /* Write what the runtime recorded (under slurmctld's locks: no sync). */

@@ -4,8 +4,12 @@
  * can be bound first). The new job's history is its own, and survives
  * the drop of the lost job's and the next restart. And when the restart
  * was cut short before the lost job's history was dropped, a later job
- * of that id (submitted over 2 s after it) does not take it. */
+ * of that id (submitted over 2 s after it) does not take it; and the
+ * next process forgets a lost job's history before it takes a job
+ * (drop_missing), so a job in the same second cannot take it either. */
 #include <ftw.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +80,12 @@ static void history (uint64_t id, json_int_t *userid, char *names, size_t len)
                       i ? "," : "", name);
     }
     json_decref (info);
+}
+
+static bool slurm_has_7_8 (uint64_t id, void *arg)
+{
+    (void)arg;
+    return id == 7 || id == 8;
 }
 
 static int rm_one (const char *p, const struct stat *st, int flag,
@@ -164,6 +174,33 @@ int main (void)
     ok (strstr (logbuf, "jobtap: job 8: the kept history is not this job's "
                         "(submitted at ") != NULL,
         "logged: the kept history is not this job's");
+    core_host_teardown ();
+
+    /* Job 9 kept; Slurm lost it. The next process forgets it before it
+     * takes a job (drop_missing), then takes job 9 anew and ends before
+     * binding it; the one after restores job 9 from the record. */
+    start ();
+    submit_bind (9, 2000, 400.0);
+    ok (jobtap_host_store_flush (true) > 0, "job 9's history is written");
+    core_host_teardown ();
+    start ();
+    isint (jobtap_host_store_drop_missing (slurm_has_7_8, NULL), 1,
+           "drop_missing forgets job 9, which the scheduler lost (not 7, 8)");
+    ok (jobtap_host_store_flush (true) > 0, "its forget line is written");
+    core_host_teardown ();
+    start ();
+    logbuf[0] = '\0';
+    entry = json_pack ("{s:I s:I s:i s:f s:{s:i s:{s:{}}} s:i}", "id",
+                       (json_int_t)9, "userid", (json_int_t)2000, "urgency",
+                       16, "t_submit", 400.0, "jobspec", "version", 1,
+                       "attributes", "system", "state", JOBTAP_STATE_SCHED);
+    isint (jobtap_host_jobs_restore (json_pack ("[o]", entry), &err), 1,
+           "a new job 9, submitted in the same second, is restored");
+    history (9, &uid, names, sizeof (names));
+    ok (!strstr (names, "flux-restart"),
+        "from its record, not the lost job's history (%s)", names);
+    isint (jobtap_host_store_drop_kept (), 2,
+           "jobs 7 and 8 kept theirs for their restore (dropped here)");
     core_host_teardown ();
 
     nftw (base, rm_one, 8, FTW_DEPTH | FTW_PHYS);
