@@ -1,8 +1,9 @@
 /* keep: the jobs' jobtap state kept where Slurm keeps its own (a
  * directory under StateSaveLocation, setting state-dir), so a restarted
  * slurmctld, or a backup controller taking over, restores every job as
- * it was.  Opened when this slurmctld first restores jobs (once it has
- * read Slurm's state: a backup controller only when it takes over); written by the agent
+ * it was.  Opened when this slurmctld first restores jobs or takes its
+ * first job, whichever comes first (once it has read Slurm's state: a
+ * backup controller only when it takes over); written by the agent
  * before it lets go of the job write lock, so Slurm never saves a job
  * record that a decision changed before the decision itself is kept;
  * synced after, and merged when large (the runtime's store.c).
