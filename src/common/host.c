@@ -604,6 +604,15 @@ int jobtap_host_reprioritize_all (void)
     return rc;
 }
 
+int jobtap_host_reprioritize_all_yielding (void)
+{
+    int rc;
+    runtime_lock ();
+    rc = reprioritize_all_yielding (host_runtime ());
+    runtime_unlock ();
+    return rc;
+}
+
 int jobtap_host_job_state (uint64_t id)
 {
     struct runtime *rt = host_runtime ();

@@ -310,6 +310,13 @@ int jobtap_host_store_maintain (void);
 /* After the restore: forget the kept histories of jobs the scheduler no
  * longer has (it lost them, or they ended meanwhile).  Returns how many. */
 int jobtap_host_store_drop_kept (void);
+/* Before the restore, as soon as the scheduler has read its own state
+ * and before it takes a new job: forget the kept histories of the ids
+ * for which exists() is false (jobs it lost). A new job it then gives
+ * such an id cannot be taken for the lost one, even if the process ends
+ * before its restore. Returns how many. */
+int jobtap_host_store_drop_missing (bool (*exists) (uint64_t id, void *arg),
+                                    void *arg);
 
 /* The job's jobtap priority: 0..4294967295, JOBTAP_PRIORITY_UNSET (-1)
  * before one was assigned, JOBTAP_PRIORITY_UNAVAIL (-2) while a plugin
@@ -382,6 +389,10 @@ int jobtap_host_job_update_ex (uint64_t id,
 
 /* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
 int jobtap_host_reprioritize_all (void);
+/* The same, letting other threads (submissions) take the runtime lock
+ * every few jobs: for the host's own periodic pass, run outside every
+ * other runtime operation. */
+int jobtap_host_reprioritize_all_yielding (void);
 
 /* Keep the jobspecs of jobs past job.new as compact text (with
  * ops.compact_later; a no-op otherwise).  Takes the runtime lock one job

@@ -94,7 +94,11 @@ static void pass_report (struct runtime *rt, int asked)
  * length). */
 #define PASS_SLICE 64
 
-int reprioritize_all (struct runtime *rt)
+/* yielding: let other threads take the runtime lock every PASS_SLICE
+ * jobs. Only the host's own periodic pass may: a pass started by a load
+ * or a reconfigure runs in the middle of it, and a submission let in
+ * there would see the plugin stack half built (only the builtins). */
+static int pass (struct runtime *rt, bool yielding)
 {
     int n, asked = 0;
     bool outer = !rt->in_pass; /* a plugin may start one from a callback */
@@ -110,7 +114,7 @@ int reprioritize_all (struct runtime *rt)
         if (v[i]->state == FLUX_JOB_STATE_PRIORITY
             || v[i]->state == FLUX_JOB_STATE_SCHED) {
             get_priority (v[i]);
-            if (++asked % PASS_SLICE == 0 && outer) {
+            if (++asked % PASS_SLICE == 0 && outer && yielding) {
                 /* the pass's counts apply to its own calls only */
                 rt->in_pass = false;
                 (void)runtime_yield (); /* the jobs are held (snapshot) */
@@ -124,4 +128,14 @@ int reprioritize_all (struct runtime *rt)
         pass_report (rt, asked);
     }
     return 0;
+}
+
+int reprioritize_all (struct runtime *rt)
+{
+    return pass (rt, false);
+}
+
+int reprioritize_all_yielding (struct runtime *rt)
+{
+    return pass (rt, true);
 }

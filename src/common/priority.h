@@ -10,6 +10,10 @@ struct job;
 struct runtime;
 
 void get_priority (struct job *job);
+/* Holds the runtime lock throughout. */
 int reprioritize_all (struct runtime *rt);
+/* Lets other threads take the runtime lock every few jobs: the host's
+ * periodic pass only (priority.c). */
+int reprioritize_all_yielding (struct runtime *rt);
 
 #endif

@@ -64,6 +64,9 @@ static const char *entry_name (json_t *entry)
     return s ? s : "";
 }
 
+/* Seconds a kept submit entry may precede the scheduler's t_submit. */
+#define KEPT_SUBMIT_SLACK 2.0
+
 /* A job rebuilt from its kept eventlog: each entry applied to the job's
  * data by the state machine alone (no callbacks, nothing told to the
  * host), on the jobspec the scheduler kept.  *resend: the jobspec values
@@ -95,6 +98,17 @@ static struct job *job_from_kept (struct runtime *rt,
                      "jobtap: job %ju: the kept history is not this job's "
                      "(user %jd, not %u): it starts anew",
                      (uintmax_t)id, (intmax_t)kept_userid, userid);
+        return NULL;
+    }
+    /* A history submitted well before the scheduler's job was: a job it
+     * lost, whose id a later one took before the history was dropped
+     * (a restart cut short, e.g. 24.11's reconfigure under load). The
+     * scheduler's t_submit is whole seconds, taken just after submit. */
+    if (t_first < t_submit - KEPT_SUBMIT_SLACK) {
+        runtime_log (LOG_WARNING,
+                     "jobtap: job %ju: the kept history is not this job's "
+                     "(submitted at %.3f, this job at %.0f): it starts anew",
+                     (uintmax_t)id, t_first, t_submit);
         return NULL;
     }
     /* t_submit is the scheduler's, as job_new gave it: the submit
@@ -320,6 +334,16 @@ ssize_t jobtap_host_store_flush (bool sync)
 int jobtap_host_store_maintain (void)
 {
     return store_maintain (host_runtime (), false);
+}
+
+int jobtap_host_store_drop_missing (bool (*exists) (uint64_t id, void *arg),
+                                    void *arg)
+{
+    int n;
+    runtime_lock ();
+    n = store_drop_missing (host_runtime (), exists, arg);
+    runtime_unlock ();
+    return n;
 }
 
 int jobtap_host_store_drop_kept (void)

@@ -115,6 +115,15 @@ static void line_begin (struct strbuf *b, flux_jobid_t id, const char *kind)
     strbuf_puts (b, kind);
 }
 
+static void drop_kept_one (struct store *s, flux_jobid_t id)
+{
+    char key[24];
+    if (!s->kept)
+        return;
+    snprintf (key, sizeof (key), "%" PRIu64, (uint64_t)id);
+    json_object_del (s->kept, key);
+}
+
 void store_record_event (struct job *job, struct event *ev)
 {
     struct store *s = job->rt->store;
@@ -136,6 +145,9 @@ void store_record_event (struct job *job, struct event *ev)
         /* the first line of a job's history replaces any earlier job of
          * that id (requeued, or lost by the scheduler) */
         line_begin (b, job->id, ",\"reset\":true,\"e\":[");
+        /* a kept history of that id is a lost job's: dropped now, not
+         * by a later forget line that would erase this job's history */
+        drop_kept_one (s, job->id);
         if (job->store_pending && job->store_pending->len) {
             strbuf_put (b, job->store_pending->data, job->store_pending->len);
             strbuf_put (b, ",", 1);
@@ -203,6 +215,30 @@ int store_drop_kept (struct runtime *rt)
     }
     json_decref (s->kept);
     s->kept = NULL;
+    return n;
+}
+
+int store_drop_missing (struct runtime *rt,
+                        bool (*exists) (uint64_t id, void *arg),
+                        void *arg)
+{
+    struct store *s = rt->store;
+    const char *key;
+    json_t *v;
+    void *tmp;
+    int n = 0;
+
+    if (!s || !s->kept)
+        return 0;
+    json_object_foreach_safe (s->kept, tmp, key, v) {
+        if (exists ((uint64_t)strtoull (key, NULL, 10), arg))
+            continue;
+        strbuf_puts (&s->buf, "{\"id\":");
+        strbuf_puts (&s->buf, key);
+        strbuf_puts (&s->buf, ",\"forget\":true}\n");
+        json_object_del (s->kept, key);
+        n++;
+    }
     return n;
 }
 

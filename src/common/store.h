@@ -77,6 +77,12 @@ json_t *store_take_kept (struct runtime *rt, flux_jobid_t id);
 /* Forget the kept jobs nobody took: the scheduler lost them.  Returns
  * how many. */
 int store_drop_kept (struct runtime *rt);
+/* Before the restore: forget the kept histories of the ids for which
+ * exists() is false (jobs the scheduler lost), so that no later job
+ * given such an id can be taken for the lost one.  Returns how many. */
+int store_drop_missing (struct runtime *rt,
+                        bool (*exists) (uint64_t id, void *arg),
+                        void *arg);
 
 /* Write what was recorded (one write), then fdatasync if 'sync' (outside
  * the store's own lock; only the thread that calls store_maintain

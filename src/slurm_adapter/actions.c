@@ -55,12 +55,6 @@ unsigned actions_applied (void)
     return applied_here;
 }
 
-bool actions_held_by_shim (const job_record_t *job)
-{
-    return job->priority == 0 && job->state_desc &&
-           !strncmp (job->state_desc, HOLD_PREFIX, strlen (HOLD_PREFIX));
-}
-
 /* What a jobtap-held job's reason adds for its Slurm dependency, which
  * Slurm's own reason would have shown were jobtap not holding it. */
 #define SLURM_DEPENDENCY_WAITS "; also waits on its Slurm dependency"
@@ -240,20 +234,6 @@ out:
     xfree (desc);
 }
 
-/* How a pending job is held now, for urgency_hold_step. */
-static enum held_by held_by_of (const job_record_t *job)
-{
-    if (job->priority != 0)
-        return HELD_BY_NOBODY;
-    if (actions_held_by_shim (job))
-        return HELD_BY_JOBTAP;
-    if (job->state_reason == WAIT_HELD_USER)
-        return HELD_BY_USER;
-    if (job->state_reason == WAIT_HELD)
-        return HELD_BY_OPERATOR;
-    return HELD_BY_NOBODY;
-}
-
 /* Urgency 0 is Flux's hold, which the job's owner may lift: Slurm's user
  * hold is the same (scontrol release, by the user or an admin, raises the
  * urgency again: hooks_submit.c). An operator's hold is left alone. */
@@ -261,7 +241,7 @@ static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
 {
     if (!IS_JOB_PENDING (job))
         return;
-    switch (urgency_hold_step (held_by_of (job), held)) {
+    switch (urgency_hold_step (actions_held_by (job), held)) {
     case URGENCY_USER_HOLD:
         actions_user_hold (job);
         break;

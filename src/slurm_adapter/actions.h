@@ -17,10 +17,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "src/slurmctld/slurmctld.h"
 
 #include "queue.h"
+#include "urgency_hold.h"
 
 struct adapter_ctx;
 
@@ -57,7 +59,26 @@ void actions_site_factor_priority (struct adapter_ctx *ctx,
                                    int64_t priority);
 
 /* Whether the job is held by the shim (priority 0, HOLD_PREFIX reason). */
-bool actions_held_by_shim (const job_record_t *job);
+static inline bool actions_held_by_shim (const job_record_t *job)
+{
+    return job->priority == 0 && job->state_desc
+           && !strncmp (job->state_desc, HOLD_PREFIX, strlen (HOLD_PREFIX));
+}
+
+/* Who holds the job now (urgency_hold.h): the shim, its user, an
+ * operator, or nobody. Inline: jobspec.c's unit test links no actions. */
+static inline enum held_by actions_held_by (const job_record_t *job)
+{
+    if (job->priority != 0)
+        return HELD_BY_NOBODY;
+    if (actions_held_by_shim (job))
+        return HELD_BY_JOBTAP;
+    if (job->state_reason == WAIT_HELD_USER)
+        return HELD_BY_USER;
+    if (job->state_reason == WAIT_HELD)
+        return HELD_BY_OPERATOR;
+    return HELD_BY_NOBODY;
+}
 
 /* Hold a pending job with reason (which should start with HOLD_PREFIX);
  * an unsatisfied Slurm dependency of the job is named after it. */

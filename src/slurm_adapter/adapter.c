@@ -23,6 +23,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +65,23 @@ static const struct jobtap_host_ops ops = {
 
 /* Called from each plugin's init() in slurmctld's main thread, with no
  * slurmctld lock held. */
+/* This process's mark on its submissions (mark.h): unique per process
+ * start, even for 24.11's reconfigure, which starts slurmctld anew in
+ * place (the same pid, often the same second): a process must never take
+ * a job its predecessor marked for one of its own. */
+static uint64_t new_boot (void)
+{
+    uint64_t boot = 0;
+    struct timespec ts;
+
+    if (getrandom (&boot, sizeof (boot), GRND_NONBLOCK) != sizeof (boot)) {
+        clock_gettime (CLOCK_REALTIME, &ts);
+        boot = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec
+               ^ ((uint64_t)getpid () << 44);
+    }
+    return boot ? boot : 1;
+}
+
 int jobtap_slurm_init (const char *plugin_type)
 {
     struct adapter_ctx *ctx = &adapter_instance;
@@ -79,7 +97,7 @@ int jobtap_slurm_init (const char *plugin_type)
     }
     pthread_mutex_unlock (&ctx->lock);
 
-    ctx->boot = ((uint64_t)time (NULL) << 20) ^ (uint64_t)getpid ();
+    ctx->boot = new_boot ();
     if (jobtap_host_init (&ops, ctx) < 0) {
         error ("jobtap: cannot start the jobtap runtime: %m");
         goto fail;

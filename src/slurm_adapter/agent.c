@@ -116,11 +116,14 @@ static void *agent_main (void *arg)
         bool periodic = now - last_sweep >= (period > 0 ? period : 30);
 
         lock_slurmctld (locks);
-        /* Gave up control while this pass waited (a backup the primary
-         * asked for control back: it is in standby now, with its shutdown
-         * time cleared): its job list is stale, and the kept state the
-         * primary's. */
-        if (!slurmctld_ready ()) {
+        /* Again under the locks: control may have gone while this pass
+         * waited for them. A backup the primary asked for control back is
+         * in standby now (its shutdown time cleared): its job list is
+         * stale, and the kept state the primary's. Or the shutdown began
+         * (24.11's reconfigure, under load): a pass now would call into
+         * plugins slurmctld is unloading, whose fini waits for this thread
+         * (agent_stop), a deadlock. */
+        if (!slurmctld_ready () || slurmctld_config.shutdown_time) {
             unlock_slurmctld (locks);
             queue_batch_free (&b);
             continue;
@@ -149,7 +152,7 @@ static void *agent_main (void *arg)
          * (a pass over every pending job may be long): the priorities it
          * sets are queued and applied by the next pass, at once. */
         if ((periodic && period > 0) || b.reprioritize)
-            jobtap_host_reprioritize_all ();
+            jobtap_host_reprioritize_all_yielding ();
         jobtap_host_compact ();
 
         /* Quick passes while accepted submissions wait to be bound (each

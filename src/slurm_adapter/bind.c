@@ -266,9 +266,12 @@ static int by_state_then_id (const void *a, const void *b)
 }
 
 /* All jobs the runtime does not know: at start-up, everything slurmctld
- * recovered. Jobs from this process's own submissions bind to their
- * provisional jobs; the rest are restored in one batch, so each plugin
- * gets them in its own load sort order. */
+ * recovered. They are restored in one batch, so each plugin gets them in
+ * its own load sort order; then jobs from this process's own submissions
+ * bind to their provisional jobs. In that order, as Flux replays its jobs
+ * before it takes new ones: a submission slurmctld took before the
+ * agent's first pass (24.11's reconfigure restarts it under load) must
+ * meet the restored jobs, as a release job meets the jobs it releases. */
 static int bind_all_unknown (struct adapter_ctx *ctx)
 {
     struct job_vec v = {0};
@@ -276,13 +279,17 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
     jobtap_host_error_t err = {{0}};
     size_t restored = 0;
     bool *creation = NULL;
+    job_record_t **own = NULL;
+    size_t n_own = 0;
 
     /* in control: slurmctld has read its state (a backup only once it
      * took over; slurmctld_primary stays false in one that did) */
     keep_open (ctx);
     list_for_each (job_list, collect_unknown, &v);
     qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
-    if (v.n && !(creation = calloc (v.n, sizeof (*creation)))) {
+    if (v.n && (!(creation = calloc (v.n, sizeof (*creation)))
+                || !(own = calloc (v.n, sizeof (*own))))) {
+        free (creation);
         free (v.jobs);
         json_decref (batch);
         return 0;
@@ -293,7 +300,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
         int urgency = -1;
         uint32_t op_priority;
         if (job_mark (ctx, job, &token, &urgency, &op_priority) && token) {
-            bind_job (ctx, job);
+            own[n_own++] = job; /* bound after the restore */
             v.jobs[i] = NULL;
             continue;
         }
@@ -332,9 +339,12 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
                 settle_job (ctx, v.jobs[i], creation[i], true,
                             jobspec_urgency_from_record (v.jobs[i]));
     }
+    for (size_t i = 0; i < n_own; i++)
+        bind_job (ctx, own[i]);
     keep_restored (ctx);
     json_decref (batch);
     free (creation);
+    free (own);
     free (v.jobs);
     return (int)v.n;
 }

@@ -70,6 +70,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         *err_msg = xstrdup ("jobtap: out of memory");
         return SLURM_ERROR;
     }
+    keep_before_submit (ctx);
     if (conf_log_jobspec (&ctx->conf)) {
         char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
         info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,
@@ -116,6 +117,10 @@ static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
     else
         return;
     bool had = actions_write_begin ();
+    /* Right after sbatch the agent may not have bound the job yet: bind
+     * it first, or its creation hold, lifted at the bind, would undo
+     * this hold. */
+    (void)bind_ensure (&adapter_instance, job);
     if (jobtap_host_job_urgency (job->job_id, urgency) < 0 && errno != ENOENT)
         error ("jobtap: %pJ: cannot set urgency %d: %m", job, urgency);
     actions_write_end (had);

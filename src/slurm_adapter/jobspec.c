@@ -15,6 +15,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "actions.h"
 #include "host.h"
 #include "jobspec.h"
 #include "jobspec_build.h"
@@ -276,7 +277,9 @@ int jobspec_urgency_from_desc (const job_desc_msg_t *desc)
 
 int jobspec_urgency_from_record (const job_record_t *job)
 {
-    return job->priority == 0 && job->state_reason == WAIT_HELD_USER
-               ? URGENCY_HOLD
-               : URGENCY_DEFAULT;
+    /* An operator's hold (JobHeldAdmin) is urgency 0 too, as when it is
+     * made live (job_modify); the shim's own holds are not. */
+    enum held_by by = actions_held_by (job);
+    return by == HELD_BY_USER || by == HELD_BY_OPERATOR ? URGENCY_HOLD
+                                                        : URGENCY_DEFAULT;
 }

@@ -41,7 +41,8 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
 /* The jobspec of an existing job. Needs the job read lock. */
 json_t *jobspec_from_record (const job_record_t *job);
 
-/* Jobtap urgency of a job: 0 when held, else the default 16. */
+/* Jobtap urgency of a job: 0 when held by its user or an operator (not
+ * by the shim), else the default 16. */
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc);
 int jobspec_urgency_from_record (const job_record_t *job);
 

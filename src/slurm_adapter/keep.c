@@ -1,6 +1,8 @@
 /* The jobs' jobtap state under StateSaveLocation (keep.h). */
 #include <config.h>
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "src/common/slurm_xlator.h"
@@ -33,6 +35,32 @@ void keep_open (struct adapter_ctx *ctx)
         info ("jobtap: jobs' state is kept in %s", dir);
     }
     free (dir);
+}
+
+static bool slurm_has (uint64_t id, void *arg)
+{
+    (void)arg;
+    return id <= UINT32_MAX && find_job_record ((uint32_t)id) != NULL;
+}
+
+void keep_before_submit (struct adapter_ctx *ctx)
+{
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    int n;
+
+    if (ctx->keep.tried)
+        return;
+    pthread_mutex_lock (&once);
+    if (!ctx->keep.tried) {
+        keep_open (ctx);
+        if (ctx->keep.open
+            && (n = jobtap_host_store_drop_missing (slurm_has, NULL)) > 0) {
+            info ("jobtap: forgot the kept state of %d jobs slurmctld no "
+                  "longer has", n);
+            (void)jobtap_host_store_flush (ctx->keep.sync);
+        }
+    }
+    pthread_mutex_unlock (&once);
 }
 
 void keep_restored (struct adapter_ctx *ctx)

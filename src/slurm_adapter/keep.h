@@ -1,8 +1,9 @@
 /* keep: the jobs' jobtap state kept where Slurm keeps its own (a
  * directory under StateSaveLocation, setting state-dir), so a restarted
  * slurmctld, or a backup controller taking over, restores every job as
- * it was.  Opened when this slurmctld first restores jobs (once it has
- * read Slurm's state: a backup controller only when it takes over); written by the agent
+ * it was.  Opened when this slurmctld first restores jobs or takes its
+ * first job, whichever comes first (once it has read Slurm's state: a
+ * backup controller only when it takes over); written by the agent
  * before it lets go of the job write lock, so Slurm never saves a job
  * record that a decision changed before the decision itself is kept;
  * synced after, and merged when large (the runtime's store.c).
@@ -23,6 +24,13 @@ struct keep {
  * call); a failure is logged and jobs are then restored from Slurm's
  * records alone. */
 void keep_open (struct adapter_ctx *ctx);
+/* job_submit, job read lock held: before this process takes its first
+ * job, open the store and forget what was kept of jobs Slurm lost, so
+ * that a new job given a lost job's id is never rebuilt from the lost
+ * job's history, even if this process ends before its first restore
+ * (24.11 restarts in place at every reconfigure). One branch after the
+ * first call. */
+void keep_before_submit (struct adapter_ctx *ctx);
 /* After the first restore: forget what was kept of jobs Slurm lost. */
 void keep_restored (struct adapter_ctx *ctx);
 /* Write what the runtime recorded (under slurmctld's locks: no sync). */

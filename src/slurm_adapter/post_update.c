@@ -16,6 +16,7 @@
 #include "jobspec_update.h"
 #include "post_update.h"
 #include "queue.h"
+#include "superseded.h"
 
 /* The most of a refused update the log shows. */
 #define POST_UPDATE_TEXT_MAX 256
@@ -53,16 +54,23 @@ void post_update_cb (uint64_t id,
     free (json);
 }
 
-/* The value at a dotted key in the job record's jobspec (borrowed), or
- * NULL. */
-static json_t *dotted_get (json_t *o, const char *key)
+/* Keys jobtap has set again since the plugin's update was queued (a
+ * newer `scontrol update`, made in Slurm already) are left out: made now,
+ * the older value would undo the newer one in Slurm alone. */
+static void drop_superseded (job_record_t *job, json_t *updates,
+                             const char *plugin)
 {
-    char *copy = strdup (key), *save = NULL;
-    for (char *part = strtok_r (copy, ".", &save); o && part;
-         part = strtok_r (NULL, ".", &save))
-        o = json_object_get (o, part);
-    free (copy);
-    return o;
+    json_t *info = jobtap_host_job_info (job->job_id);
+    char *dropped = NULL;
+
+    if (!info)
+        return;
+    if (updates_drop_superseded (updates, json_object_get (info, "jobspec"),
+                                 &dropped) > 0)
+        debug ("jobtap: %pJ: %s's update of %s left out: changed since",
+               job, plugin, dropped ? dropped : "?");
+    free (dropped);
+    json_decref (info);
 }
 
 /* Slurm refused: the runtime takes the record's values for those keys. */
@@ -75,7 +83,7 @@ static void agree_with_record (job_record_t *job, json_t *updates)
 
     json_object_foreach (updates, key, v)
     {
-        json_t *now = dotted_get (spec, key);
+        json_t *now = spec_dotted_get (spec, key);
         json_object_set (values, key, now ? now : json_null ());
     }
     if (jobtap_host_job_jobspec_sync (job->job_id, values) < 0)
@@ -96,6 +104,9 @@ void post_update_apply (struct adapter_ctx *ctx, const struct action *a)
     (void)ctx;
 
     if (!updates || !job || IS_JOB_FINISHED (job))
+        goto out;
+    drop_superseded (job, updates, plugin);
+    if (json_object_size (updates) == 0)
         goto out;
     slurm_init_job_desc_msg (desc);
     desc->job_id = a->id;

@@ -1,10 +1,13 @@
 /* priority.c: asking plugins for priorities (job.priority.get) for one
  * job and for all, on a runtime made here with in-process plugins; a
  * plugin failing for every job is skipped for the rest of a pass and
- * summed up in one line. */
+ * summed up in one line; only the yielding pass lets another thread take
+ * the runtime lock in the middle. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <flux/core.h>
 #include <flux/jobtap.h>
@@ -269,6 +272,51 @@ static void test_pass_budget (void)
     plugin_retire (&rt, jt);
 }
 
+/* A thread waiting for the runtime lock, as a submission does. */
+static volatile int waiter_in;
+static void *waiter (void *arg)
+{
+    (void)arg;
+    runtime_lock ();
+    waiter_in = 1;
+    runtime_unlock ();
+    return NULL;
+}
+
+/* A pass from a load or reconfigure (reprioritize_all) holds the lock
+ * throughout: a submission let in mid-pass would meet a half-built
+ * plugin stack. The periodic pass (reprioritize_all_yielding) lets it
+ * in. */
+static void test_yield (void)
+{
+    struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
+    pthread_t t;
+
+    for (int i = 0; i < 300; i++)
+        job_in_table (2000 + i, FLUX_JOB_STATE_SCHED, 16);
+    set_mode (jt, "id+100");
+    runtime_lock ();
+    waiter_in = 0;
+    pthread_create (&t, NULL, waiter, NULL);
+    usleep (50000); /* it blocks in runtime_lock */
+    for (int pass = 0; pass < 20; pass++)
+        reprioritize_all (&rt);
+    isint (waiter_in, 0,
+           "20 passes of reprioritize_all over 300 jobs: no other thread "
+           "took the lock meanwhile");
+    int passes = 0;
+    while (!waiter_in && passes < 200) {
+        reprioritize_all_yielding (&rt);
+        passes++;
+    }
+    isint (waiter_in, 1, "reprioritize_all_yielding let it in (pass %d)",
+           passes);
+    runtime_unlock ();
+    pthread_join (t, NULL);
+    jobs_free_all (&rt);
+    plugin_retire (&rt, jt);
+}
+
 int main (void)
 {
     rt.ops.set_priority = op_set_priority;
@@ -279,6 +327,7 @@ int main (void)
     test_plugin_answers ();
     test_all ();
     test_pass_budget ();
+    test_yield ();
 
     jobs_free_all (&rt);
     free (rt.stack);

@@ -590,9 +590,31 @@ static void test_setattr (void)
         "from a record too");
 }
 
+/* Urgency from a job record: a user's or an operator's hold is 0, as
+ * job_modify makes it live; the shim's own hold and a released job 16. */
+static void test_urgency_from_record (void)
+{
+    job_record_t j;
+
+    memset (&j, 0, sizeof (j));
+    j.priority = 0;
+    j.state_reason = WAIT_HELD_USER;
+    isint (jobspec_urgency_from_record (&j), 0, "JobHeldUser: urgency 0");
+    j.state_reason = WAIT_HELD;
+    isint (jobspec_urgency_from_record (&j), 0,
+           "JobHeldAdmin (an operator's hold): urgency 0");
+    j.state_desc = "jobtap: wait for release-3";
+    isint (jobspec_urgency_from_record (&j), 16,
+           "held by the shim (its reason): urgency 16");
+    j.state_desc = NULL;
+    j.priority = 5;
+    isint (jobspec_urgency_from_record (&j), 16, "not held: urgency 16");
+}
+
 int main (void)
 {
     test_defaults ();
+    test_urgency_from_record ();
     test_resources ();
     test_gpus ();
     test_tres_per_task_cpu ();

@@ -601,6 +601,7 @@ static void test_maintain (void)
 
 /* --- a torn journal line; snapshot.old ------------------------------------ */
 
+/* (t_submit is the job id in these restores: the submit entry matches) */
 #define SUBMIT(t) \
     "{\"timestamp\":" t ",\"name\":\"submit\",\"context\":{\"userid\":1000," \
     "\"urgency\":16,\"flags\":0}}"
@@ -612,7 +613,7 @@ static void test_torn (void)
         bail_out ("mkdir failed");
     put_file (path ("torn", "snapshot"),
               "{\"jobtap-state\":1,\"gen\":1}\n{\"id\":500,\"e\":["
-              SUBMIT ("1.0") ",{\"timestamp\":1.1,\"name\":\"validate\"}]}\n",
+              SUBMIT ("500.0") ",{\"timestamp\":1.1,\"name\":\"validate\"}]}\n",
               "w");
     put_file (path ("torn", "journal.1"),
               "{\"id\":500,\"e\":[{\"timestamp\":1.2,\"name\":"
@@ -638,7 +639,7 @@ static void test_torn (void)
 
     put_file (path ("old", "snapshot.old"),
               "{\"jobtap-state\":1,\"gen\":1}\n{\"id\":501,\"e\":["
-              SUBMIT ("2.0") ",{\"timestamp\":2.1,\"name\":\"validate\"}"
+              SUBMIT ("501.0") ",{\"timestamp\":2.1,\"name\":\"validate\"}"
               ",{\"timestamp\":2.2,\"name\":\"depend\"}"
               ",{\"timestamp\":2.3,\"name\":\"priority\","
               "\"context\":{\"priority\":16}}]}\n", "w");
