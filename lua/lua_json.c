@@ -1,6 +1,7 @@
 /* JSON <-> Lua value conversion (lua_json.h). */
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <jansson.h>
 #include <lua.h>
 #include <lauxlib.h>
@@ -101,6 +102,28 @@ static bool table_is_array (lua_State *L, int idx, size_t *np)
     return marked || n > 0;
 }
 
+/* o[key] = v (v's reference taken) for the string key at -2.  A key
+ * JSON cannot hold as it is (a NUL byte, which would cut it short, or
+ * not UTF-8, which jansson refuses) raises, or is dropped by a lenient
+ * conversion: never a member lost or renamed without a word. */
+static void object_set (lua_State *L, struct tojson_ctx *c, json_t *o, json_t *v)
+{
+    size_t len;
+    const char *key = lua_tolstring (L, -2, &len);
+
+    if (strlen (key) != len) {
+        json_decref (v);
+        if (!c->lenient)
+            luaL_error (L, "table key holds a NUL byte");
+        return;
+    }
+    if (json_object_set_new (o, key, v) < 0 && !c->lenient) {
+        json_t *s = json_stringn (key, len);
+        json_decref (s);
+        luaL_error (L, s ? "out of memory" : "table key is not valid UTF-8");
+    }
+}
+
 /* Convert the value at idx (depth: tables above it); NULL for a value
  * dropped by a lenient conversion. */
 static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
@@ -163,7 +186,7 @@ static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
                                            "1..n for an array)");
                     }
                     else if ((v = to_json (L, c, -1, depth + 1)))
-                        json_object_set_new (o, lua_tostring (L, -2), v);
+                        object_set (L, c, o, v);
                     lua_pop (L, 1);
                 }
             }

@@ -202,6 +202,9 @@ static void test_errors (void)
     expect_error ("{ [true] = 1 }", "table keys must be strings");
     expect_error ("{ 'a', b = 1 }", "table keys must be strings");
     expect_error ("'\\xff'", "not valid UTF-8");
+    /* keys JSON cannot hold as they are: refused, not dropped or cut */
+    expect_error ("{ a = 1, ['\\xff'] = 2 }", "table key is not valid UTF-8");
+    expect_error ("{ a = 1, ['b\\0c'] = 2 }", "table key holds a NUL byte");
     expect_error ("(function () local t = {}; t.t = t; return t end) ()",
                   "nesting too deep");
 
@@ -259,6 +262,15 @@ static void test_copy (void)
     is (s ? s : err,
         "{\"a\":[1,2],\"n\":1,\"nested\":{\"keep\":true},\"s\":\"x\"}",
         "plain data copied, functions dropped");
+    free (s);
+    json_decref (o);
+
+    eval ("{ a = 1, ['\\xff'] = 2, ['b\\0c'] = 3 }");
+    ljson_copy (L, -1, to);
+    lua_pop (L, 1);
+    o = to_json (to, err, sizeof (err));
+    s = o ? json_dumps (o, JSON_COMPACT) : NULL;
+    is (s ? s : err, "{\"a\":1}", "keys JSON cannot hold dropped by a copy");
     free (s);
     json_decref (o);
 
