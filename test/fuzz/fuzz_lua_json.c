@@ -230,8 +230,12 @@ static void fuzz_lua (const uint8_t *data, size_t size)
     if (ljson_convert (L, 1, &strict) == 0) {
         if (!strict.o)
             fail ("strict conversion succeeded with no value");
-        if (!matches (L, 1, strict.o, 0))
+        if (!matches (L, 1, strict.o, 0)) {
+            char *text = json_dumps (strict.o, JSON_ENCODE_ANY);
+            fprintf (stderr, "fuzz_lua_json: converted: %s\n", text);
+            free (text);
             fail ("strict conversion succeeded but does not hold the value");
+        }
     }
     else
         lua_pop (L, 1); /* the error */
