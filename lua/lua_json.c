@@ -132,6 +132,12 @@ static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
      * deeper), or a cycle in copied state would fail the copy. */
     if (c->lenient && depth > MAX_DEPTH)
         return NULL;
+    if (++c->nvalues > LJSON_MAX_VALUES) {
+        if (c->lenient)
+            return NULL;
+        luaL_error (L, "value too large for JSON (more than %d values)",
+                    LJSON_MAX_VALUES);
+    }
     idx = lua_absindex (L, idx);
     luaL_checkstack (L, 4, "table nesting");
     switch (lua_type (L, idx)) {
