@@ -1,4 +1,5 @@
 /* JSON <-> Lua value conversion (lua_json.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -148,6 +149,13 @@ static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
         case LUA_TNUMBER:
             if (lua_isinteger (L, idx))
                 return json_integer ((json_int_t)lua_tointeger (L, idx));
+            if (!isfinite (lua_tonumber (L, idx))) {
+                /* JSON has no NaN or infinity (json_real refuses them) */
+                if (!c->lenient)
+                    luaL_error (L, "cannot convert %f to JSON",
+                                lua_tonumber (L, idx));
+                return NULL;
+            }
             return json_real (lua_tonumber (L, idx));
         case LUA_TSTRING: {
             size_t len;

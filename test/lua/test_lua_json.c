@@ -202,6 +202,10 @@ static void test_errors (void)
     expect_error ("{ [true] = 1 }", "table keys must be strings");
     expect_error ("{ 'a', b = 1 }", "table keys must be strings");
     expect_error ("'\\xff'", "not valid UTF-8");
+    /* numbers JSON cannot hold: refused, not dropped */
+    expect_error ("{ a = 1, b = 0/0 }", "cannot convert -?nan to JSON");
+    expect_error ("1/0", "cannot convert inf to JSON");
+    expect_error ("{ -1/0 }", "cannot convert -inf to JSON");
     /* keys JSON cannot hold as they are: refused, not dropped or cut */
     expect_error ("{ a = 1, ['\\xff'] = 2 }", "table key is not valid UTF-8");
     expect_error ("{ a = 1, ['b\\0c'] = 2 }", "table key holds a NUL byte");
@@ -269,12 +273,13 @@ static void test_copy (void)
     free (s);
     json_decref (o);
 
-    eval ("{ a = 1, ['\\xff'] = 2, ['b\\0c'] = 3 }");
+    eval ("{ a = 1, ['\\xff'] = 2, ['b\\0c'] = 3, d = 0/0, e = { 1/0 } }");
     ljson_copy (L, -1, to);
     lua_pop (L, 1);
     o = to_json (to, err, sizeof (err));
-    s = o ? json_dumps (o, JSON_COMPACT) : NULL;
-    is (s ? s : err, "{\"a\":1}", "keys JSON cannot hold dropped by a copy");
+    s = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    is (s ? s : err, "{\"a\":1,\"e\":[]}",
+        "keys and numbers JSON cannot hold dropped by a copy");
     free (s);
     json_decref (o);
 
