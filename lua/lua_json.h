@@ -21,7 +21,9 @@
 /* Values one conversion makes at most: a table shared at every level
  * (t = {a = t0, b = t0}, ...) or a table holding itself twice would
  * otherwise take time exponential in MAX_DEPTH. */
+#ifndef LJSON_MAX_VALUES /* test/fuzz sets a small one to stay fast */
 #define LJSON_MAX_VALUES (1 << 20)
+#endif
 
 /* A conversion in progress.  Containers being filled are held here, not
  * yet in their parents, so that an error raised anywhere (a value JSON
