@@ -107,7 +107,8 @@ static bool table_is_array (lua_State *L, int idx, size_t *np)
  * JSON cannot hold as it is (a NUL byte, which would cut it short, or
  * not UTF-8, which jansson refuses) raises, or is dropped by a lenient
  * conversion: never a member lost or renamed without a word. */
-static void object_set (lua_State *L, struct tojson_ctx *c, json_t *o, json_t *v)
+static void
+object_set (lua_State *L, struct tojson_ctx *c, json_t *o, json_t *v)
 {
     size_t len;
     const char *key = lua_tolstring (L, -2, &len);
