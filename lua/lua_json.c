@@ -1,6 +1,8 @@
 /* JSON <-> Lua value conversion (lua_json.h). */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <jansson.h>
 #include <lua.h>
 #include <lauxlib.h>
@@ -101,6 +103,29 @@ static bool table_is_array (lua_State *L, int idx, size_t *np)
     return marked || n > 0;
 }
 
+/* o[key] = v (v's reference taken) for the string key at -2.  A key
+ * JSON cannot hold as it is (a NUL byte, which would cut it short, or
+ * not UTF-8, which jansson refuses) raises, or is dropped by a lenient
+ * conversion: never a member lost or renamed without a word. */
+static void
+object_set (lua_State *L, struct tojson_ctx *c, json_t *o, json_t *v)
+{
+    size_t len;
+    const char *key = lua_tolstring (L, -2, &len);
+
+    if (strlen (key) != len) {
+        json_decref (v);
+        if (!c->lenient)
+            luaL_error (L, "table key holds a NUL byte");
+        return;
+    }
+    if (json_object_set_new (o, key, v) < 0 && !c->lenient) {
+        json_t *s = json_stringn (key, len);
+        json_decref (s);
+        luaL_error (L, s ? "out of memory" : "table key is not valid UTF-8");
+    }
+}
+
 /* Convert the value at idx (depth: tables above it); NULL for a value
  * dropped by a lenient conversion. */
 static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
@@ -109,6 +134,12 @@ static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
      * deeper), or a cycle in copied state would fail the copy. */
     if (c->lenient && depth > MAX_DEPTH)
         return NULL;
+    if (++c->nvalues > LJSON_MAX_VALUES) {
+        if (c->lenient)
+            return NULL;
+        luaL_error (L, "value too large for JSON (more than %d values)",
+                    LJSON_MAX_VALUES);
+    }
     idx = lua_absindex (L, idx);
     luaL_checkstack (L, 4, "table nesting");
     switch (lua_type (L, idx)) {
@@ -119,6 +150,13 @@ static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
         case LUA_TNUMBER:
             if (lua_isinteger (L, idx))
                 return json_integer ((json_int_t)lua_tointeger (L, idx));
+            if (!isfinite (lua_tonumber (L, idx))) {
+                /* JSON has no NaN or infinity (json_real refuses them) */
+                if (!c->lenient)
+                    luaL_error (L, "cannot convert %f to JSON",
+                                lua_tonumber (L, idx));
+                return NULL;
+            }
             return json_real (lua_tonumber (L, idx));
         case LUA_TSTRING: {
             size_t len;
@@ -163,7 +201,7 @@ static json_t *to_json (lua_State *L, struct tojson_ctx *c, int idx, int depth)
                                            "1..n for an array)");
                     }
                     else if ((v = to_json (L, c, -1, depth + 1)))
-                        json_object_set_new (o, lua_tostring (L, -2), v);
+                        object_set (L, c, o, v);
                     lua_pop (L, 1);
                 }
             }

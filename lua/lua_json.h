@@ -18,6 +18,12 @@
 
 #define ARRAY_MT "jobtap.array"
 #define MAX_DEPTH 64
+/* Values one conversion makes at most: a table shared at every level
+ * (t = {a = t0, b = t0}, ...) or a table holding itself twice would
+ * otherwise take time exponential in MAX_DEPTH. */
+#ifndef LJSON_MAX_VALUES /* test/fuzz sets a small one to stay fast */
+#define LJSON_MAX_VALUES (1 << 20)
+#endif
 
 /* A conversion in progress.  Containers being filled are held here, not
  * yet in their parents, so that an error raised anywhere (a value JSON
@@ -26,6 +32,7 @@ struct tojson_ctx {
     json_t *building[MAX_DEPTH + 1];
     json_t *o;    /* the result */
     bool lenient; /* drop what JSON cannot hold instead of raising */
+    size_t nvalues; /* made so far (LJSON_MAX_VALUES) */
 };
 
 /* Register ARRAY_MT in L's registry. */
@@ -49,7 +56,8 @@ json_t *ljson_check (lua_State *L, int idx);
 
 /* Push onto 'to' a copy of the plain data at idx of 'from' (through
  * JSON, which drops functions, userdata and what is nested deeper than
- * MAX_DEPTH, such as the far end of a cycle); an empty table when
+ * MAX_DEPTH, such as the far end of a cycle, and what lies past
+ * LJSON_MAX_VALUES); an empty table when
  * nothing is left.  0, or -1 if the copy failed for lack of memory in
  * either state (an empty table is pushed).  Never raises. */
 int ljson_copy (lua_State *from, int idx, lua_State *to);

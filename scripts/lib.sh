@@ -39,6 +39,14 @@ jobtap_packages() {
 		debhelper fakeroot lintian
 }
 
+# The fuzzing harnesses' compiler (test/fuzz): clang and its runtime
+# (libFuzzer, the sanitizers); the same names on Debian 12 (clang 14) and
+# 13 (clang 19). Only the host's bootstrap installs them: the fuzz runs of
+# scripts/test are host-only, so a release root does without.
+jobtap_fuzz_packages() {
+	echo clang libclang-rt-dev
+}
+
 # What a clean root for the package install test starts with: the Slurm
 # daemons and pkg-config, nothing of ours and none of our build dependencies.
 jobtap_clean_root_packages() {

@@ -327,8 +327,8 @@ int jobtap_host_reload (jobtap_host_error_t *err)
     }
     if (!(config = config_read (rt->config_path, &plugins, &lines, err)))
         goto out;
-    if (json_equal (plugins ? plugins : json_array (), rt->plugins_conf)
-        || (!plugins && json_array_size (rt->plugins_conf) == 0)) {
+    if (plugins ? json_equal (plugins, rt->plugins_conf)
+                : json_array_size (rt->plugins_conf) == 0) {
         /* Same plugins: only conf.update, and roll back on failure. */
         jobtap_host_error_t e1;
         old_config = rt->config;

@@ -202,8 +202,19 @@ static void test_errors (void)
     expect_error ("{ [true] = 1 }", "table keys must be strings");
     expect_error ("{ 'a', b = 1 }", "table keys must be strings");
     expect_error ("'\\xff'", "not valid UTF-8");
+    /* numbers JSON cannot hold: refused, not dropped */
+    expect_error ("{ a = 1, b = 0/0 }", "cannot convert -?nan to JSON");
+    expect_error ("1/0", "cannot convert inf to JSON");
+    expect_error ("{ -1/0 }", "cannot convert -inf to JSON");
+    /* keys JSON cannot hold as they are: refused, not dropped or cut */
+    expect_error ("{ a = 1, ['\\xff'] = 2 }", "table key is not valid UTF-8");
+    expect_error ("{ a = 1, ['b\\0c'] = 2 }", "table key holds a NUL byte");
     expect_error ("(function () local t = {}; t.t = t; return t end) ()",
                   "nesting too deep");
+    /* a table shared at every level: 2^40 values, refused at once */
+    expect_error ("(function () local t = {} for i = 1, 40 do "
+                  "t = { a = t, b = t } end return t end) ()",
+                  "value too large for JSON \\(more than 1048576 values\\)");
 
     /* JSON nested deeper than MAX_DEPTH is refused on the way in */
     json_t *deep = json_array ();
@@ -262,11 +273,29 @@ static void test_copy (void)
     free (s);
     json_decref (o);
 
+    eval ("{ a = 1, ['\\xff'] = 2, ['b\\0c'] = 3, d = 0/0, e = { 1/0 } }");
+    ljson_copy (L, -1, to);
+    lua_pop (L, 1);
+    o = to_json (to, err, sizeof (err));
+    s = o ? json_dumps (o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    is (s ? s : err, "{\"a\":1,\"e\":[]}",
+        "keys and numbers JSON cannot hold dropped by a copy");
+    free (s);
+    json_decref (o);
+
     eval ("print");
     ljson_copy (L, -1, to);
     lua_pop (L, 1);
     ok (lua_type (to, -1) == LUA_TTABLE && lua_rawlen (to, -1) == 0,
         "a value with nothing to copy becomes an empty table");
+    lua_pop (to, 1);
+
+    /* a table holding itself twice: copied up to LJSON_MAX_VALUES
+     * values (it would take 2^MAX_DEPTH) */
+    eval ("(function () local t = {}; t.a = t; t.b = t; return t end) ()");
+    isint (ljson_copy (L, -1, to), 0, "a table holding itself twice copies");
+    ok (lua_type (to, -1) == LUA_TTABLE, "... as a table");
+    lua_pop (L, 1);
     lua_pop (to, 1);
 
     /* a cycle is copied down to MAX_DEPTH, never failing the copy */

@@ -317,6 +317,24 @@ static void test_reload (void)
     jobtap_host_fini ();
 }
 
+/* A config with no plugin list, reloaded: only the settings change (the
+ * check that the list is unchanged once leaked an empty array a reload,
+ * which the valgrind and ASan runs of this test see). */
+static void test_reload_no_plugins (void)
+{
+    ok (load ("[slurm-jobtap]\nx = 1\n") == 0, "load without plugins");
+    write_config ("jobtap.conf", "[slurm-jobtap]\nx = 2\n");
+    ok (jobtap_host_reload (&err) == 0 && jobtap_host_reload (&err) == 0,
+        "reload without plugins, twice");
+    json_t *settings = jobtap_host_settings ();
+    ok (json_integer_value (json_object_get (settings, "x")) == 2,
+        "... updates the settings");
+    json_decref (settings);
+    is_list ("[\".priority-default\",\".dependency-slurm\"]",
+             "... builtins only");
+    jobtap_host_fini ();
+}
+
 static void test_sort_order (void)
 {
     const char *modes[] = { "state", "-state" };
@@ -410,6 +428,7 @@ int main (void)
     test_errors ();
     test_load ();
     test_reload ();
+    test_reload_no_plugins ();
     test_sort_order ();
     test_hostile ();
     json_decref (test_log);
