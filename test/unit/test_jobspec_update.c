@@ -212,9 +212,11 @@ static void test_huge (void)
     free (msg);
     json_decref (u);
 
-    char *text = jobspec_update_value_text (json_string ("short"), 64);
+    json_t *short_value = json_string ("short");
+    char *text = jobspec_update_value_text (short_value, 64);
     is (text, "\"short\"", "a short value is given whole");
     free (text);
+    json_decref (short_value);
     json_t *s = json_string (big);
     text = jobspec_update_value_text (s, 8);
     is (text, "\"xxxxxxx... (102402 bytes)", "a long one is cut at max");

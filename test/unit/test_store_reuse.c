@@ -82,6 +82,16 @@ static void history (uint64_t id, json_int_t *userid, char *names, size_t len)
     json_decref (info);
 }
 
+/* Restore the jobs of one scheduler listing (which the call does not
+ * take), then free it. */
+static int restore_once (json_t *jobs)
+{
+    jobtap_host_error_t err;
+    int n = jobtap_host_jobs_restore (jobs, &err);
+    json_decref (jobs);
+    return n;
+}
+
 static bool slurm_has_7_8 (uint64_t id, void *arg)
 {
     (void)arg;
@@ -100,7 +110,6 @@ static int rm_one (const char *p, const struct stat *st, int flag,
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
-    jobtap_host_error_t err;
     json_int_t uid;
     char names[256];
 
@@ -119,7 +128,7 @@ int main (void)
      * 2000, bound before the restore */
     start ();
     submit_bind (7, 2000, 200.0);
-    isint (jobtap_host_jobs_restore (json_array (), &err), 0,
+    isint (restore_once (json_array ()), 0,
            "the restore has no job 7 (the scheduler lost it)");
     isint (jobtap_host_store_drop_kept (), 0,
            "drop_kept has nothing left to forget: the new job 7 began "
@@ -135,7 +144,7 @@ int main (void)
                                "urgency", 16, "t_submit", 200.0, "jobspec",
                                "version", 1, "attributes", "system", "state",
                                JOBTAP_STATE_SCHED);
-    isint (jobtap_host_jobs_restore (json_pack ("[o]", entry), &err), 1,
+    isint (restore_once (json_pack ("[o]", entry)), 1,
            "the new job 7 is restored");
     history (7, &uid, names, sizeof (names));
     isint (uid, 2000, "its eventlog begins with its own submit (user 2000)");
@@ -166,7 +175,7 @@ int main (void)
                        16, "t_submit", (double)(long)t8 + 10.0, "jobspec",
                        "version", 1, "attributes", "system", "state",
                        JOBTAP_STATE_SCHED);
-    isint (jobtap_host_jobs_restore (json_pack ("[o]", entry), &err), 1,
+    isint (restore_once (json_pack ("[o]", entry)), 1,
            "a job 8 submitted 10 s after the kept one is restored");
     history (8, &uid, names, sizeof (names));
     is (names, "submit,validate,depend,priority",
@@ -194,7 +203,7 @@ int main (void)
                        (json_int_t)9, "userid", (json_int_t)2000, "urgency",
                        16, "t_submit", 400.0, "jobspec", "version", 1,
                        "attributes", "system", "state", JOBTAP_STATE_SCHED);
-    isint (jobtap_host_jobs_restore (json_pack ("[o]", entry), &err), 1,
+    isint (restore_once (json_pack ("[o]", entry)), 1,
            "a new job 9, submitted in the same second, is restored");
     history (9, &uid, names, sizeof (names));
     ok (!strstr (names, "flux-restart"),
