@@ -63,8 +63,6 @@ static const struct jobtap_host_ops ops = {
     .compact_later = true, /* the agent compacts outside slurmctld's locks */
 };
 
-/* Called from each plugin's init() in slurmctld's main thread, with no
- * slurmctld lock held. */
 /* This process's mark on its submissions (mark.h): unique per process
  * start, even for 24.11's reconfigure, which starts slurmctld anew in
  * place (the same pid, often the same second): a process must never take
@@ -82,6 +80,8 @@ static uint64_t new_boot (void)
     return boot ? boot : 1;
 }
 
+/* Called from each plugin's init() in slurmctld's main thread, with no
+ * slurmctld lock held. */
 int jobtap_slurm_init (const char *plugin_type)
 {
     struct adapter_ctx *ctx = &adapter_instance;
