@@ -4,6 +4,7 @@
  * summed up in one line; only the yielding pass lets another thread take
  * the runtime lock in the middle. */
 #include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,10 +305,17 @@ static void test_yield (void)
     isint (waiter_in, 0,
            "20 passes of reprioritize_all over 300 jobs: no other thread "
            "took the lock meanwhile");
+    /* Each yield lets the waiter in only if the scheduler runs it before
+     * this thread locks again: passes until it does, for up to 10 s (a
+     * few on an idle machine; more under valgrind or a loaded CI). */
     int passes = 0;
-    while (!waiter_in && passes < 200) {
+    struct timespec t0, t1;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    t1 = t0;
+    while (!waiter_in && t1.tv_sec - t0.tv_sec < 10) {
         reprioritize_all_yielding (&rt);
         passes++;
+        clock_gettime (CLOCK_MONOTONIC, &t1);
     }
     isint (waiter_in, 1, "reprioritize_all_yielding let it in (pass %d)",
            passes);
