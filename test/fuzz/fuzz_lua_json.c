@@ -19,6 +19,7 @@
 #include <lualib.h>
 
 #include "lua_json.h"
+#include "fuzz_reader.h"
 
 static lua_State *L, *L2;
 
@@ -130,27 +131,6 @@ static void fuzz_json (const uint8_t *data, size_t size)
     }
     lua_settop (L, 0);
     json_decref (o);
-}
-
-struct reader {
-    const uint8_t *p;
-    size_t left;
-};
-
-static uint8_t take (struct reader *r)
-{
-    if (!r->left)
-        return 0;
-    r->left--;
-    return *r->p++;
-}
-
-static uint64_t take64 (struct reader *r)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | take (r);
-    return v;
 }
 
 static int a_function (lua_State *S)

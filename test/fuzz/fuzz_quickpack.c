@@ -22,6 +22,7 @@
 
 #include "internal.h"
 #include "quickpack.h"
+#include "fuzz_reader.h"
 
 #define NSLOT 40
 #define SLOT_SIZE 64
@@ -134,27 +135,6 @@ static void fuzz_unpack (const char *fmt, const uint8_t *data, size_t size)
 }
 
 /* --- pack -------------------------------------------------------------- */
-
-struct reader {
-    const uint8_t *p;
-    size_t left;
-};
-
-static uint8_t take (struct reader *r)
-{
-    if (!r->left)
-        return 0;
-    r->left--;
-    return *r->p++;
-}
-
-static uint64_t take64 (struct reader *r)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | take (r);
-    return v;
-}
 
 static json_t *shared[6];
 static size_t shared_refs[6];
