@@ -20,29 +20,12 @@
 
 #include "jobspec.h"
 #include "slurm_compat.h"
+#include "../unit/pending_job_fixture.h"
 
 static void fail (const char *what, const char *detail)
 {
     fprintf (stderr, "fuzz_update_map: %s: %s\n", what, detail ? detail : "");
     abort ();
-}
-
-/* A pending job of 2 nodes, 4 tasks (2 a node), one cpu each. */
-static void record_init (job_record_t *j, jobtap_job_details_t *det)
-{
-    memset (j, 0, sizeof (*j));
-    memset (det, 0, sizeof (*det));
-    j->details = det;
-    j->job_id = 42;
-    j->job_state = JOB_PENDING;
-    j->name = "job";
-    det->min_nodes = 2;
-    det->max_nodes = 2;
-    det->num_tasks = 4;
-    det->orig_cpus_per_task = NO_VAL16;
-    det->ntasks_per_node = NO_VAL16;
-    det->share_res = NO_VAL8;
-    det->nice = NICE_OFFSET;
 }
 
 /* Every string member an update may set (jobspec_apply.c). */

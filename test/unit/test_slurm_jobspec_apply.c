@@ -15,6 +15,7 @@
 
 #include "jobspec.h"
 #include "slurm_compat.h"
+#include "pending_job_fixture.h"
 #include "tap.h"
 
 static char *msg;
@@ -59,24 +60,6 @@ static void desc_free (job_desc_msg_t *d)
     xfree (d->tres_per_node);
     xfree (d->tres_per_task);
     xfree (d->mem_per_tres);
-}
-
-/* A pending job of 2 nodes, 4 tasks (2 a node), one cpu each. */
-static void record_init (job_record_t *j, jobtap_job_details_t *det)
-{
-    memset (j, 0, sizeof (*j));
-    memset (det, 0, sizeof (*det));
-    j->details = det;
-    j->job_id = 42;
-    j->job_state = JOB_PENDING;
-    j->name = "job";
-    det->min_nodes = 2;
-    det->max_nodes = 2;
-    det->num_tasks = 4;
-    det->orig_cpus_per_task = NO_VAL16;
-    det->ntasks_per_node = NO_VAL16;
-    det->share_res = NO_VAL8;
-    det->nice = NICE_OFFSET;
 }
 
 static void test_submit (void)
