@@ -32,11 +32,16 @@ as_root() {
 # (scripts/bootstrap installs them; a release root is made with them).
 # slurmctld/slurmd/munge are the real daemons of the private test cluster;
 # dpkg-dev gives `apt-get source`; libmunge-dev is needed by Slurm's configure.
+# pytest and the rest of the python3-* run Slurm's own testsuite/python
+# (test/slurm-testsuite); slurmdbd and MariaDB's servers without their
+# service packages give that cluster accounting (test/lib/accounting.sh).
 jobtap_packages() {
 	echo build-essential gcc g++ make pkg-config meson ninja-build dpkg-dev python3 \
 		libslurm-dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \
 		munge slurmctld slurmd slurm-client iproute2 procps valgrind \
-		debhelper fakeroot lintian
+		debhelper fakeroot lintian \
+		python3-pytest python3-pytest-timeout python3-pexpect python3-py \
+		slurmdbd mariadb-server-core mariadb-client-core
 }
 
 # The fuzzing harnesses' compiler (test/fuzz): clang and its runtime

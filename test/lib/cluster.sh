@@ -8,6 +8,9 @@
 #                 [--ctld-daemon]  slurmctld daemonized, as in production
 #                 (24.11's reconfigure starts it anew: cluster_ctld_pid follows)
 #                 [--backup-net]  room for a backup controller: see below
+#                 [--accounting]  slurmdbd and a private MariaDB beside it
+#                 (test/lib/accounting.sh); the cluster, account "jobtap"
+#                 and root are added
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
 #   cluster_stop  [--failed]
 #   cluster_public_copy FILE  a copy other users may run (the clone may sit
@@ -221,7 +224,7 @@ _cluster_check_plugins() {
 		printf '%s\n' "$bad" >&2
 		return 1
 	fi
-	local want
+	local want=""
 	case ",$(cluster_conf_value JobSubmitPlugins)," in
 	*,jobtap,* | *,job_submit/jobtap,*) want="job_submit/jobtap" ;;
 	esac
@@ -268,7 +271,7 @@ cluster_start() {
 
 _cluster_start_once() {
 	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=() plugstack=""
-	local backup_net=0
+	local backup_net=0 accounting=0
 	_cluster_bind_failed=""
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -279,6 +282,7 @@ _cluster_start_once() {
 		--file) files+=("$2" "$3"); shift 3 ;;
 		--plugstack) plugstack=$2; shift 2 ;;
 		--backup-net) backup_net=1; shift ;;
+		--accounting) accounting=1; shift ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
@@ -304,6 +308,11 @@ _cluster_start_once() {
 	if [ "$backup_net" = 1 ]; then
 		cluster_backup_net || { _cluster_say "cannot make the backup's network"; cluster_stop --failed; return 1; }
 	fi
+	if [ "$accounting" = 1 ]; then
+		. "$CLUSTER_TOP/test/lib/accounting.sh"
+		accounting_prepare || { cluster_stop --failed; return 1; }
+		extra="$ACCOUNTING_SLURM_CONF${extra:+$'\n'}$extra"
+	fi
 	_cluster_write_conf "$extra" "$jobtap" || { cluster_stop --failed; return 1; }
 	local i
 	for ((i = 0; i < ${#files[@]}; i += 2)); do
@@ -323,6 +332,9 @@ _cluster_start_once() {
 		--log-file="$CLUSTER_DIR/log/munged.log"
 	cluster_wait_for 10 test -S "$CLUSTER_DIR/munge/munge.sock" ||
 		{ _cluster_say "munged did not start"; cluster_stop --failed; return 1; }
+	if [ "$accounting" = 1 ]; then
+		accounting_start || { cluster_stop --failed; return 1; }
+	fi
 
 	CLUSTER_CTLD_DAEMON=$ctld_daemon
 	if [ "$ctld_daemon" = 1 ]; then
@@ -533,6 +545,7 @@ cluster_stop() {
 		fi
 	done
 	CLUSTER_PIDS=()
+	declare -F accounting_stop >/dev/null && accounting_stop
 	# Its backup end goes with the backup's namespace; before a takeover
 	# both ends are here.
 	if [ -n "$CLUSTER_VETH" ]; then

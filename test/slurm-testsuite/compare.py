@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Compare the outcomes of Slurm's tests without and with the jobtap plugins.
+
+    compare.py OUTDIR [LABEL]
+
+OUTDIR/{without,with}/results.jsonl are jobtap_sts.py's files, and
+OUTDIR/MODE/seconds the wall time of that mode's run. An outcome is one of
+passed, failed (failed or error) and skipped. A test whose outcome differs
+between the modes is a failure (a skip against a pass too); one that fails
+in both is Slurm's or the cluster's, and is listed but not counted. Ends
+with "N passed, N failed": the tests with equal outcomes, and those that
+differ (plus one for a mode that did not run at all).
+"""
+
+import json
+import os
+import sys
+
+MODES = ("without", "with")
+
+
+def load(outdir, mode):
+    path = os.path.join(outdir, mode, "results.jsonl")
+    if not os.path.exists(path):
+        return None
+    results = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                results[r["nodeid"]] = r
+    return results
+
+
+def kind(outcome):
+    return "failed" if outcome in ("failed", "error") else outcome
+
+
+def seconds(outdir, mode):
+    try:
+        with open(os.path.join(outdir, mode, "seconds")) as f:
+            return float(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def main():
+    outdir = sys.argv[1]
+    label = sys.argv[2] if len(sys.argv) > 2 else "Slurm"
+    runs = {m: load(outdir, m) for m in MODES}
+    broken = [m for m in MODES if runs[m] is None]
+
+    for m in MODES:
+        res = runs[m]
+        secs = seconds(outdir, m)
+        took = f", {secs / 60:.1f} min" if secs is not None else ""
+        if res is None:
+            print(f"{label}, {m} plugins: did not run{took}")
+            continue
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        for r in res.values():
+            counts[kind(r["outcome"])] += 1
+        print(f"{label}, {m} plugins: {len(res)} run, {counts['passed']} passed, "
+              f"{counts['failed']} failed, {counts['skipped']} skipped{took}")
+        slow = sorted(res.values(), key=lambda r: -r["seconds"])[:5]
+        print("  slowest: " + ", ".join(f"{r['nodeid'].split('/')[-1]} {r['seconds']:.0f} s"
+                                          for r in slow))
+
+    if broken:
+        print(f"no comparison: the run {' and '.join(broken)} plugins gave no results")
+        print(f"0 passed, {len(broken)} failed")
+        return 1
+
+    a, b = runs["without"], runs["with"]
+    same, differ, both_failed = [], [], []
+    for nodeid in sorted(set(a) | set(b)):
+        ra, rb = a.get(nodeid), b.get(nodeid)
+        ka = kind(ra["outcome"]) if ra else "absent"
+        kb = kind(rb["outcome"]) if rb else "absent"
+        if ka == kb == "failed":
+            both_failed.append((nodeid, ra, rb))
+        elif ka == kb:
+            same.append(nodeid)
+        else:
+            differ.append((nodeid, ra, rb))
+
+    def out(r):
+        return r["outcome"] if r else "absent"
+
+    def msg(r):
+        return (r["message"] or "-") if r else "not run"
+
+    if differ:
+        print(f"\nTests whose outcome differs ({len(differ)}, counted as failed):")
+        w = max(len(n) for n, _, _ in differ)
+        print(f"  {'test':<{w}}  {'without':<8} {'with':<8} with plugins / without")
+        for nodeid, ra, rb in differ:
+            print(f"  {nodeid:<{w}}  {out(ra):<8} {out(rb):<8} {msg(rb)}"
+                  if kind(out(rb)) != "passed" else
+                  f"  {nodeid:<{w}}  {out(ra):<8} {out(rb):<8} (without: {msg(ra)})")
+    else:
+        print("\nNo test's outcome differs between the modes.")
+    if both_failed:
+        print(f"\nTests failing in both modes ({len(both_failed)}; Slurm's or the cluster's, not counted):")
+        for nodeid, ra, rb in both_failed:
+            print(f"  {nodeid}: {msg(rb)}" if msg(ra) == msg(rb) else
+                  f"  {nodeid}: without: {msg(ra)} | with: {msg(rb)}")
+    print(f"\n{len(same)} passed, {len(differ)} failed")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
