@@ -40,7 +40,7 @@ jobtap_packages() {
 		libslurm-dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \
 		munge slurmctld slurmd slurm-client iproute2 procps valgrind \
 		debhelper fakeroot lintian \
-		python3-pytest python3-pytest-timeout python3-pexpect python3-py \
+		python3-pytest python3-pytest-timeout python3-pexpect python3-py python3-requests \
 		slurmdbd mariadb-server-core mariadb-client-core
 }
 

@@ -71,8 +71,13 @@ StorageUser=slurm
 StoragePass=jobtap
 StorageLoc=slurm_acct_db
 EOF
-		# the database user slurmdbd connects as (TCP, loopback only)
+		# The database user slurmdbd connects as (TCP, loopback only), and
+		# its database: left to slurmdbd, 24.11 with Debian 13's MariaDB
+		# 11.8 client library fails its first query (5027 "Number of
+		# columns in result ... exceeds maximum allowed") on the handle
+		# whose first connect found no database.
 		cat >"$CLUSTER_DIR/db/init.sql" <<EOF
+CREATE DATABASE IF NOT EXISTS slurm_acct_db;
 CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'jobtap';
 GRANT ALL ON *.* TO 'slurm'@'127.0.0.1';
 EOF
