@@ -333,6 +333,11 @@ int jobtap_host_job_jobspec_sync (uint64_t id, json_t *values);
  * ENOENT for an unknown job. */
 int jobtap_host_job_urgency_get (uint64_t id);
 
+/* Whether a loaded plugin other than the builtin .priority-default
+ * (priority = urgency) handles job.state.priority or job.priority.get:
+ * without one, no plugin has set any job's priority. */
+bool jobtap_host_priority_from_plugins (void);
+
 /* 1 if an event of this name was ever posted to the job (kept across a
  * restart), 0 if not, -1 with errno ENOENT for an unknown job. */
 int jobtap_host_job_event_posted (uint64_t id, const char *name);

@@ -18,6 +18,8 @@
 #include "post_update.h"
 #include "conf.h"
 #include "ctx.h"
+#include "fence.h"
+#include "host.h"
 #include "mark.h"
 #include "queue.h"
 #include "urgency_hold.h"
@@ -25,9 +27,12 @@
 /* True while this thread holds the slurmctld job write lock in one of our
  * hooks or in the agent, so actions can touch job records directly. */
 static __thread bool have_job_write;
-/* True inside site_factor_p_set: slurmctld computes the priority itself
- * right after, so apply_priority must not call set_job_prio(). */
-static __thread bool in_site_factor_set;
+/* The job whose priority site_factor_p_set is computing on this thread,
+ * or NULL: slurmctld computes that priority itself right after, so
+ * apply_priority must not call set_job_prio() for it, and a hold or cancel
+ * of it would be overwritten or unsafe there: they go to the agent, the
+ * job fenced meanwhile (fence.h). */
+static __thread job_record_t *site_factor_job;
 /* Actions this thread applied to job records: the agent asks for a
  * scheduler pass after any, or a job released by a plugin during the
  * sweep would wait for Slurm's next periodic pass (up to a minute). */
@@ -43,6 +48,18 @@ bool actions_write_begin (void)
 void actions_write_end (bool had)
 {
     have_job_write = had;
+}
+
+job_record_t *actions_site_factor_begin (job_record_t *job)
+{
+    job_record_t *had = site_factor_job;
+    site_factor_job = job;
+    return had;
+}
+
+void actions_site_factor_end (job_record_t *had)
+{
+    site_factor_job = had;
 }
 
 void actions_applied_reset (void)
@@ -64,7 +81,7 @@ static const char *slurm_dependency_note (job_record_t *job)
 {
     /* test_job_dependency takes assoc_mgr locks (accrue time) that a
      * caller of site_factor_p_set may hold: the sweep adds it then. */
-    if (in_site_factor_set || !job->details || !job->details->depend_list
+    if (site_factor_job || !job->details || !job->details->depend_list
         || list_count (job->details->depend_list) == 0)
         return "";
     /* Slurm's own test, as its scheduler makes it (job write lock held) */
@@ -138,14 +155,13 @@ void actions_user_hold (job_record_t *job)
 void actions_release (struct adapter_ctx *ctx, job_record_t *job)
 {
     time_t now = time (NULL);
-    uint64_t token;
-    int urgency = 16;
-    uint32_t op_priority = 0;
+    struct mark m = {.op_priority = 0};
 
     if (!IS_JOB_PENDING (job))
         return;
     (void)mark_find (job->spank_job_env, job->spank_job_env_size, ctx->boot,
-                     &token, &urgency, &op_priority);
+                     &m);
+    uint32_t op_priority = m.op_priority;
     xfree (job->state_desc);
     job->state_reason = WAIT_NO_REASON;
     if (job->details && job->details->begin_time < now)
@@ -160,12 +176,6 @@ void actions_release (struct adapter_ctx *ctx, job_record_t *job)
     last_job_update = now;
 }
 
-static uint32_t site_factor_for (int64_t priority)
-{
-    int64_t v = (int64_t)NICE_OFFSET + priority;
-    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
 static void queue_action (struct adapter_ctx *ctx,
                           enum action_kind kind,
                           uint32_t id,
@@ -177,6 +187,27 @@ static void queue_action (struct adapter_ctx *ctx,
         error ("jobtap: out of memory queueing an action for job %u", id);
 }
 
+/* A hold or cancel decided inside site_factor_p_set: the agent applies it
+ * in its next pass; until then the job is fenced. */
+static void defer_behind_fence (struct adapter_ctx *ctx,
+                                enum action_kind kind,
+                                uint32_t id,
+                                int64_t priority,
+                                const char *text,
+                                size_t len)
+{
+    job_record_t *job = find_job_record (id);
+    if (job && IS_JOB_PENDING (job))
+        fence_job (&ctx->fences, job);
+    queue_action (ctx, kind, id, priority, text, len);
+}
+
+static uint32_t site_factor_for (int64_t priority)
+{
+    int64_t v = (int64_t)NICE_OFFSET + priority;
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 /* Put the jobtap priority into the job record. Inside site_factor_p_set
  * slurmctld is computing the priority (possibly while releasing a hold:
  * it resets the reason only afterwards), so the value is always set there;
@@ -186,16 +217,17 @@ apply_priority (struct adapter_ctx *ctx, job_record_t *job, int64_t priority)
 {
     if (!IS_JOB_PENDING (job) || priority < 0)
         return;
-    if (!in_site_factor_set && job->priority == 0)
+    bool computing = job == site_factor_job;
+    if (!computing && job->priority == 0)
         return;
     if (conf_priority_mode (&ctx->conf) == PRIORITY_AUTHORITATIVE) {
         if (priority == 0) {
             /* slurmctld overwrites a hold made in site_factor_p_set:
              * let the agent make it. */
-            if (in_site_factor_set)
-                queue_action (ctx, A_HOLD, job->job_id, 0,
-                              HOLD_PREFIX "priority 0",
-                              sizeof (HOLD_PREFIX "priority 0"));
+            if (computing)
+                defer_behind_fence (ctx, A_HOLD, job->job_id, 0,
+                                    HOLD_PREFIX "priority 0",
+                                    sizeof (HOLD_PREFIX "priority 0"));
             else
                 actions_hold (job, HOLD_PREFIX "priority 0");
             return;
@@ -203,8 +235,12 @@ apply_priority (struct adapter_ctx *ctx, job_record_t *job, int64_t priority)
         job->priority = priority > UINT32_MAX ? UINT32_MAX : priority;
         job->direct_set_prio = 1;
     } else {
-        job->site_factor = site_factor_for (priority);
-        if (!in_site_factor_set)
+        /* Where no plugin gives priorities, Slurm's own stands, as without
+         * jobtap (the builtin's priority = urgency would add 16 to all) */
+        job->site_factor = jobtap_host_priority_from_plugins ()
+                               ? site_factor_for (priority)
+                               : NICE_OFFSET;
+        if (!computing)
             set_job_prio (job);
     }
     last_job_update = time (NULL);
@@ -214,9 +250,9 @@ void actions_site_factor_priority (struct adapter_ctx *ctx,
                                    job_record_t *job,
                                    int64_t priority)
 {
-    in_site_factor_set = true;
+    job_record_t *had = actions_site_factor_begin (job);
     apply_priority (ctx, job, priority);
-    in_site_factor_set = false;
+    actions_site_factor_end (had);
 }
 
 static void cancel_job (job_record_t *job, const char *type, const char *note)
@@ -255,6 +291,7 @@ static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
 
 void actions_apply (struct adapter_ctx *ctx, const struct action *a)
 {
+    fence_lift (&ctx->fences, a->id);
     job_record_t *job = find_job_record (a->id);
     if (!job)
         return;
@@ -296,6 +333,12 @@ static void submit_action (struct adapter_ctx *ctx,
     /* Provisional (not yet created) jobs have no Slurm record. */
     if (id > UINT32_MAX)
         return;
+    if (have_job_write && site_factor_job && id == site_factor_job->job_id
+        && (kind == A_HOLD || kind == A_CANCEL
+            || (kind == A_URGENCY_HOLD && priority != 0))) {
+        defer_behind_fence (ctx, kind, (uint32_t)id, priority, text, len);
+        return;
+    }
     if (have_job_write) {
         struct action a = {.kind = kind,
                            .id = (uint32_t)id,

@@ -52,6 +52,14 @@ void actions_cancel_cb (uint64_t id,
 /* Apply one queued action to its job, if the job still exists. */
 void actions_apply (struct adapter_ctx *ctx, const struct action *a);
 
+/* The calling thread is inside site_factor_p_set for job from begin to
+ * end: holds and cancels of it the runtime decides meanwhile go to the
+ * agent, the job fenced until then (fence.h). begin returns the previous
+ * job, for end to restore (a release inside recomputes another job's
+ * priority: it nests). */
+job_record_t *actions_site_factor_begin (job_record_t *job);
+void actions_site_factor_end (job_record_t *had);
+
 /* Put the jobtap priority into the job from inside site_factor_p_set,
  * where slurmctld computes the job's priority right after. */
 void actions_site_factor_priority (struct adapter_ctx *ctx,

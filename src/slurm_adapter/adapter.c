@@ -11,6 +11,8 @@
  *   agent                          the adapter's thread, which takes
  *                                  slurmctld's locks
  *   bind                           Slurm jobs into the runtime
+ *   fence                          a new job jobtap holds, kept from
+ *                                  starting until the agent holds it
  *   alloc                          a job's allocation as R
  *   actions                        the runtime's decisions onto job records
  *   post_update                    plugins' later jobspec updates onto them
@@ -23,6 +25,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +45,7 @@
 #include "conf.h"
 #include "control.h"
 #include "ctld_log.h"
+#include "fence.h"
 #include "hooks_prep.h"
 #include "host.h"
 #include "instance.h"
@@ -78,6 +82,26 @@ static uint64_t new_boot (void)
                ^ ((uint64_t)getpid () << 44);
     }
     return boot ? boot : 1;
+}
+
+/* Whether job.new can run inside the submission, where slurmctld computes
+ * a new job's first priority: site_factor_p_set, which only
+ * priority/multifactor calls, and only with site_factor/jobtap. Else every
+ * job is created held until the agent has run job.new (docs/admin.md). */
+static bool job_new_fits_in_allocate (void)
+{
+    const char *prio = slurm_conf.priority_type;
+    const char *site = slurm_conf.site_factor_plugin;
+
+    if (prio && strstr (prio, "multifactor") && site
+        && strstr (site, "jobtap"))
+        return true;
+    info ("jobtap: PriorityType=%s PrioritySiteFactorPlugin=%s: jobs are "
+          "created held until jobtap has run job.new (a moment later); with "
+          "priority/multifactor and site_factor/jobtap job.new runs inside "
+          "the submission and jobs are not held (docs/admin.md)",
+          prio ? prio : "(none)", site ? site : "(none)");
+    return false;
 }
 
 /* Called from each plugin's init() in slurmctld's main thread, with no
@@ -118,6 +142,7 @@ int jobtap_slurm_init (const char *plugin_type)
     if (JOBTAP_RECONFIGURING ())
         info ("jobtap: configuration reloaded");
     conf_load (&ctx->conf);
+    ctx->new_in_allocate = job_new_fits_in_allocate ();
     json_t *names = jobtap_host_plugin_list (false);
     char *list = json_dumps (names, JSON_COMPACT);
     info ("jobtap: loaded %s: plugins %s", path ? path : "(no config)",
@@ -159,6 +184,7 @@ void jobtap_slurm_fini (const char *plugin_type)
     pthread_mutex_unlock (&ctx->lock);
     control_stop (ctx); /* first: its requests call into the runtime */
     agent_stop (ctx);
+    fence_free (&ctx->fences);
     jobtap_host_fini ();
     conf_clear (&ctx->conf);
 }

@@ -1,12 +1,13 @@
 /* Bringing Slurm jobs into the runtime (bind.h).
  *
- * Why jobs are created held: the job id is unknown in job_submit, and the
- * first hook with a job record (site_factor_p_set) runs just before
- * slurmctld recomputes the priority, so a hold set there would be lost and
- * the job could start before jobtap has decided. Instead job_submit makes
- * every accepted job start held, and the agent runs job.new for it here
- * (with the real id), then holds it for jobtap's reasons or releases it
- * into normal scheduling. */
+ * The job id is unknown in job_submit, and the first hook with a job
+ * record is site_factor_p_set, inside job_allocate, before slurmctld
+ * tests the job against the nodes and may start it: job.new runs there
+ * (bind_in_allocate). A hold decided there would be overwritten by the
+ * priority slurmctld computes next, so it goes to the agent, and a fence
+ * keeps the job from starting meanwhile (fence.h). Where that hook is not
+ * called (no site_factor/jobtap) job_submit creates the job held and the
+ * agent runs job.new (bind_job), then holds or releases it. */
 #include <config.h>
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "bind.h"
 #include "conf.h"
 #include "ctx.h"
+#include "fence.h"
 #include "host.h"
 #include "jobspec.h"
 #include "keep.h"
@@ -45,14 +47,11 @@ static void log_record_jobspec (job_record_t *job, json_t *spec)
     free (s);
 }
 
-static bool job_mark (struct adapter_ctx *ctx,
-                      const job_record_t *job,
-                      uint64_t *token,
-                      int *urgency,
-                      uint32_t *op_priority)
+static bool
+job_mark (struct adapter_ctx *ctx, const job_record_t *job, struct mark *m)
 {
     return mark_find (job->spank_job_env, job->spank_job_env_size, ctx->boot,
-                      token, urgency, op_priority);
+                      m);
 }
 
 void bind_end (const job_record_t *job, bool requeued)
@@ -171,14 +170,14 @@ static void settle_job (struct adapter_ctx *ctx,
     }
 }
 
-/* job.new for a job the runtime has not seen (binding the provisional job
- * of its submission when there is one), then settle it. */
-static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
+/* job.new with the job's real id: bound to the provisional job of its
+ * submission (token != 0), or replayed from the record when there is none
+ * (a restart, or a job from before jobtap). 0, or -1 logged. */
+static int job_new (struct adapter_ctx *ctx,
+                    job_record_t *job,
+                    uint64_t token,
+                    int urgency)
 {
-    uint64_t token = 0;
-    int urgency = jobspec_urgency_from_record (job);
-    int mark_urgency = urgency;
-    uint32_t op_priority = 0;
     double t_submit =
         job->details ? (double)job->details->submit_time : (double)time (NULL);
     jobtap_host_error_t err = {{0}};
@@ -186,15 +185,6 @@ static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
     json_t *spec = NULL;
     int rc;
 
-    /* A job in this process's creation hold takes the urgency it was
-     * submitted with; otherwise the record's hold state tells. */
-    (void)job_mark (ctx, job, &token, &mark_urgency, &op_priority);
-    if (token)
-        queue_bound (&ctx->queue);
-    bool creation_hold =
-        token != 0 && job->priority == 0 && !actions_held_by_shim (job);
-    if (creation_hold)
-        urgency = mark_urgency;
     if (log_spec || token == 0)
         spec = jobspec_from_record (job);
     if (spec && log_spec)
@@ -202,7 +192,7 @@ static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
     rc = jobtap_host_job_new (token, job->job_id, job->user_id, urgency,
                               t_submit, token ? NULL : spec, &err);
     if (rc < 0 && token != 0 && errno == ENOENT) {
-        /* No provisional job (restart, or a job from before jobtap): the
+        /* No provisional job (expired, or an array task split off): the
          * runtime replays job.create and job.new from the record. */
         if (!spec)
             spec = jobspec_from_record (job);
@@ -210,9 +200,42 @@ static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
                                   t_submit, spec, &err);
     }
     json_decref (spec);
-    if (rc < 0) {
+    if (rc < 0)
         error ("jobtap: %pJ: job.new failed: %s; leaving it to Slurm", job,
                err.text);
+    return rc;
+}
+
+bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job)
+{
+    struct mark m;
+
+    if (job->priority != NO_VAL || !job_mark (ctx, job, &m) || !m.token
+        || (m.flags & MARK_CREATED_HELD)
+        || ((m.flags & MARK_BATCH) && !job->batch_flag))
+        return false;
+    /* what jobtap decides reaches the record through its ops (actions.c):
+     * no settling afterwards */
+    return job_new (ctx, job, m.token, m.urgency) == 0;
+}
+
+/* job.new for a job the runtime has not seen (binding the provisional job
+ * of its submission when there is one), then settle it. */
+static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
+{
+    struct mark m = {.token = 0};
+    int urgency = jobspec_urgency_from_record (job);
+
+    /* A job in this process's creation hold takes the urgency it was
+     * submitted with; otherwise the record's hold state tells. */
+    (void)job_mark (ctx, job, &m);
+    if (m.token && (m.flags & MARK_CREATED_HELD))
+        queue_bound (&ctx->queue);
+    bool creation_hold = m.token != 0 && (m.flags & MARK_CREATED_HELD)
+                         && job->priority == 0 && !actions_held_by_shim (job);
+    if (creation_hold)
+        urgency = m.urgency;
+    if (job_new (ctx, job, m.token, urgency) < 0) {
         if (creation_hold || actions_held_by_shim (job))
             actions_release (ctx, job);
         return;
@@ -296,22 +319,22 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
     }
     for (size_t i = 0; i < v.n; i++) {
         job_record_t *job = v.jobs[i];
-        uint64_t token = 0;
-        int urgency = -1;
-        uint32_t op_priority;
-        if (job_mark (ctx, job, &token, &urgency, &op_priority) && token) {
+        struct mark m = {.token = 0, .urgency = -1};
+        fence_clear_leftover (job);
+        if (job_mark (ctx, job, &m) && m.token) {
             own[n_own++] = job; /* bound after the restore */
             v.jobs[i] = NULL;
             continue;
         }
-        /* Saved by Slurm in the hold every submission starts in (before
-         * the old process released it): with the jobs' state kept, a
-         * user's own hold is in jobtap's history, so this one is the
-         * creation hold, and the submission's urgency holds. */
+        /* Saved by Slurm in the hold a submission was created with
+         * (before the old process released it): with the jobs' state
+         * kept, a user's own hold is in jobtap's history, so this one is
+         * the creation hold, and the submission's urgency holds. */
         int record_urgency = jobspec_urgency_from_record (job);
-        creation[i] = ctx->keep.open && record_urgency == 0
-                      && urgency > 0 && IS_JOB_PENDING (job)
-                      && !actions_held_by_shim (job);
+        int urgency = m.urgency;
+        creation[i] = ctx->keep.open && (m.flags & MARK_CREATED_HELD)
+                      && record_urgency == 0 && urgency > 0
+                      && IS_JOB_PENDING (job) && !actions_held_by_shim (job);
         if (!creation[i])
             urgency = record_urgency;
         json_t *spec = jobspec_from_record (job);

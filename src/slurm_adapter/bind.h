@@ -2,11 +2,20 @@
  * from a submission this process accepted is bound to the provisional job
  * of that submission (found by its mark, mark.h); any other job (after a
  * restart, or from before jobtap was configured) is restored from its
- * record. Either way the job record is then settled to agree with the
- * runtime: held while jobtap has not decided, else released.
+ * record.
  *
- * Callers: the agent (discover, finish, run, requeued), the job_modify hook
- * (known, ensure) and the PrEp hooks (ensure, run, end).
+ * A new job is bound where slurmctld computes its first priority, inside
+ * the submission (bind_in_allocate, from site_factor_p_set): before Slurm
+ * tests it against the nodes or starts it, in the same RPC. What jobtap
+ * decides there reaches the record through actions.h (a hold through the
+ * agent, behind a fence: fence.h). A job bound later by the agent (the
+ * fallback that creates jobs held, a job held by its user, a restart) is
+ * then settled to agree with the runtime: held while jobtap has not
+ * decided, else released.
+ *
+ * Callers: the agent (discover, finish, run, requeued), the site_factor
+ * hook (in_allocate), the job_modify hook (known, ensure) and the PrEp
+ * hooks (ensure, run, end).
  *
  * Locks: the caller holds the slurmctld job write lock and has marked it
  * (actions_write_begin); the runtime's mutex and the queue's and conf's
@@ -23,6 +32,13 @@ struct adapter_ctx;
 
 /* Whether the runtime knows the job. */
 bool bind_known (uint32_t id);
+
+/* slurmctld is computing the first priority of a job it just created from
+ * one of this process's submissions (job->priority is still NO_VAL): bind
+ * it now, running job.new, depend and priority before Slurm can start it.
+ * Does nothing and returns false for any other job (one created held, the
+ * throw-away record of sbatch --test-only, a job from before a restart). */
+bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job);
 
 /* Bring in the jobs created since the last call (at first, every job
  * slurmctld has). Returns how many were found. */

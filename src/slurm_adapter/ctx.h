@@ -7,11 +7,13 @@
 #define SLURM_JOBTAP_ADAPTER_CTX_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "agent.h"
 #include "conf.h"
 #include "control.h"
+#include "fence.h"
 #include "keep.h"
 #include "queue.h"
 
@@ -24,6 +26,11 @@ struct adapter_ctx {
     struct agent agent;   /* agent.c */
     struct control control; /* control.c: the control socket */
     struct keep keep;     /* keep.c: the jobs' kept state */
+    struct fences fences; /* fence.c: new jobs kept from starting until the
+                           * agent applies jobtap's hold */
+    bool new_in_allocate; /* adapter.c sets it at init: job.new runs in
+                           * site_factor_p_set, inside the submission;
+                           * false: jobs are created held (the fallback) */
     uint32_t scan_next;   /* bind.c, agent thread only: the first job id not
                            * looked at yet; 0 = scan every job */
 };

@@ -3,6 +3,10 @@
  * through the process's one instance (instance.h): Slurm passes them no
  * context.
  *
+ * site_factor_p_set is where a new job meets jobtap: slurmctld calls it
+ * inside the submission, with the job's record and real id, before it
+ * tests the job against the nodes or starts it (bind_in_allocate).
+ *
  * Locks: slurmctld calls both with the job write lock held (set from
  * set_job_prio's callers, update from the multifactor decay thread), so
  * neither takes a slurmctld lock; they mark the lock held for the actions
@@ -18,8 +22,10 @@
 #pragma GCC visibility pop
 
 #include "actions.h"
+#include "bind.h"
 #include "host.h"
 #include "instance.h"
+#include "keep.h"
 #include "queue.h"
 
 void jobtap_slurm_site_factor_set (job_record_t *job)
@@ -27,13 +33,22 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
     struct adapter_ctx *ctx = &adapter_instance;
     int64_t priority;
 
-    if (jobtap_host_job_priority (job->job_id, &priority) < 0) {
-        queue_wake (&ctx->queue, true, false);
-        return;
-    }
     bool had = actions_write_begin ();
+    job_record_t *had_job = actions_site_factor_begin (job);
+    if (jobtap_host_job_priority (job->job_id, &priority) < 0) {
+        if (!ctx->new_in_allocate || !bind_in_allocate (ctx, job)) {
+            queue_wake (&ctx->queue, true, false);
+            priority = -1;
+        } else {
+            /* before Slurm may save the job (keep.h) */
+            keep_write (ctx);
+            if (jobtap_host_job_priority (job->job_id, &priority) < 0)
+                priority = -1;
+        }
+    }
     if (priority >= 0)
         actions_site_factor_priority (ctx, job, priority);
+    actions_site_factor_end (had_job);
     actions_write_end (had);
 }
 

@@ -40,13 +40,11 @@
 
 static void mark_submission (struct adapter_ctx *ctx,
                              job_desc_msg_t *desc,
-                             uint64_t token,
-                             int urgency,
-                             uint32_t op_priority)
+                             const struct mark *m)
 {
     char *mark = xmalloc (MARK_SIZE);
 
-    mark_format (mark, ctx->boot, token, urgency, op_priority);
+    mark_format (mark, ctx->boot, m);
     desc->spank_job_env = xrealloc (
         desc->spank_job_env, sizeof (char *) * (desc->spank_job_env_size + 2));
     desc->spank_job_env[desc->spank_job_env_size++] = mark;
@@ -94,12 +92,27 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         return SLURM_ERROR;
     }
     json_decref (updates);
-    mark_submission (
-        ctx, desc, token, urgency,
-        desc->priority != 0 && desc->priority != NO_VAL ? desc->priority : 0);
-    /* Created held; the agent releases it once jobtap has decided. */
-    desc->priority = 0;
-    queue_submitted (&ctx->queue);
+    struct mark m = {
+        .token = token,
+        .urgency = urgency,
+        .op_priority = desc->priority != 0 && desc->priority != NO_VAL
+                           ? desc->priority
+                           : 0,
+        .flags = desc->script ? MARK_BATCH : 0,
+    };
+    /* job.new runs in site_factor_p_set, where slurmctld computes the
+     * job's first priority (bind.h), unless slurmctld will not compute
+     * one: a job held by its user waits for the agent, and one an
+     * operator gave a priority is created held, as is every job where
+     * site_factor/jobtap is not in use. */
+    if (desc->priority != 0
+        && (!ctx->new_in_allocate || m.op_priority != 0)) {
+        m.flags |= MARK_CREATED_HELD;
+        desc->priority = 0; /* the agent releases it once jobtap decided */
+    }
+    mark_submission (ctx, desc, &m);
+    if (m.flags & MARK_CREATED_HELD)
+        queue_submitted (&ctx->queue);
     return SLURM_SUCCESS;
 }
 

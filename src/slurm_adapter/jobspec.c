@@ -16,6 +16,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
+#include "fence.h"
 #include "host.h"
 #include "jobspec.h"
 #include "jobspec_build.h"
@@ -180,7 +181,12 @@ void jobspec_fields_from_record (const job_record_t *j,
         f->features = det->features;
         f->std_out = det->std_out;
         f->std_err = det->std_err;
-        f->begin_time = det->begin_time;
+        /* Slurm sets a begin time once the job is eligible: only a later
+         * one (or none) is the user's; a fence's is jobtap's (fence.h) */
+        f->begin_time = det->begin_time > det->submit_time
+                                && det->begin_time != FENCE_BEGIN_TIME
+                            ? det->begin_time
+                            : 0;
         f->nice = signed_nice (det->nice);
         f->argv = det->argv;
         f->argc = det->argc;

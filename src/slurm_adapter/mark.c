@@ -39,44 +39,46 @@ static const char *get_decimal (const char *s, char sep, uint64_t *v)
     return p + 1;
 }
 
-void mark_format (
-    char *buf, uint64_t boot, uint64_t token, int urgency, uint32_t op_priority)
+void mark_format (char *buf, uint64_t boot, const struct mark *m)
 {
     char *p = buf + PREFIX_LEN;
 
     memcpy (buf, MARK_PREFIX, PREFIX_LEN);
     p = put_decimal (p, boot);
     *p++ = ':';
-    p = put_decimal (p, token);
+    p = put_decimal (p, m->token);
     *p++ = ':';
-    p = put_decimal (p, urgency > 0 ? (uint64_t)urgency : 0);
+    p = put_decimal (p, m->urgency > 0 ? (uint64_t)m->urgency : 0);
     *p++ = ':';
-    p = put_decimal (p, op_priority);
+    p = put_decimal (p, m->op_priority);
+    *p++ = ':';
+    p = put_decimal (p, m->flags);
     *p = '\0';
 }
 
-bool mark_find (char *const *env,
-                uint32_t n,
-                uint64_t boot,
-                uint64_t *token,
-                int *urgency,
-                uint32_t *op_priority)
+bool mark_find (char *const *env, uint32_t n, uint64_t boot, struct mark *m)
 {
     for (uint32_t i = 0; env && i < n; i++) {
         const char *e = env[i];
-        uint64_t f[4];
+        uint64_t f[5] = {0, 0, 0, 0, MARK_CREATED_HELD};
         if (!e || strncmp (e, MARK_PREFIX, PREFIX_LEN))
             continue;
         e += PREFIX_LEN;
         if (!(e = get_decimal (e, ':', &f[0])) ||
             !(e = get_decimal (e, ':', &f[1])) ||
-            !(e = get_decimal (e, ':', &f[2])) ||
-            !get_decimal (e, '\0', &f[3]) || f[2] > INT_MAX ||
-            f[3] > UINT32_MAX)
+            !(e = get_decimal (e, ':', &f[2])))
             continue;
-        *token = f[0] == boot ? f[1] : 0;
-        *urgency = (int)f[2];
-        *op_priority = (uint32_t)f[3];
+        /* four fields (an older mark) or five */
+        const char *last = get_decimal (e, ':', &f[3]);
+        if (last ? !get_decimal (last, '\0', &f[4])
+                 : !get_decimal (e, '\0', &f[3]))
+            continue;
+        if (f[2] > INT_MAX || f[3] > UINT32_MAX || f[4] > UINT32_MAX)
+            continue;
+        m->token = f[0] == boot ? f[1] : 0;
+        m->urgency = (int)f[2];
+        m->op_priority = (uint32_t)f[3];
+        m->flags = (unsigned)f[4];
         return true;
     }
     return false;

@@ -2,10 +2,12 @@
  * environment so that the job record, once slurmctld has created it, can
  * be matched with the provisional jobtap job of its submission:
  *
- *   SLURM_JOBTAP_SUBMIT=<boot>:<token>:<urgency>:<operator priority or 0>
+ *   SLURM_JOBTAP_SUBMIT=<boot>:<token>:<urgency>:<operator priority or 0>:<flags>
  *
  * The spank environment is kept with the job record and its saved state;
- * <boot> tells this slurmctld's tokens from an earlier process's.
+ * <boot> tells this slurmctld's tokens from an earlier process's. A mark
+ * written before <flags> existed has four fields: those jobs were all
+ * created held (MARK_CREATED_HELD).
  *
  * Pure string work with no Slurm types or locks, so any module may call it
  * from any thread; the caller owns the buffers. */
@@ -17,27 +19,33 @@
 
 #define MARK_PREFIX "SLURM_JOBTAP_SUBMIT="
 
-/* Room for the prefix, four numbers of at most 20 digits, their
+/* Room for the prefix, five numbers of at most 20 digits, their
  * separators and the NUL. */
-#define MARK_SIZE (sizeof (MARK_PREFIX) - 1 + 4 * 21)
+#define MARK_SIZE (sizeof (MARK_PREFIX) - 1 + 5 * 21)
 
-/* Write the mark into buf (MARK_SIZE bytes); a negative urgency is
- * written as 0. */
-void mark_format (char *buf,
-                  uint64_t boot,
-                  uint64_t token,
-                  int urgency,
-                  uint32_t op_priority);
+enum mark_flags {
+    /* job_submit created the job held, for the agent to run job.new (the
+     * fallback when job.new cannot run inside the submission) */
+    MARK_CREATED_HELD = 1,
+    /* the request had a batch script: a record without one is the
+     * throw-away record of sbatch --test-only */
+    MARK_BATCH = 2,
+};
+
+struct mark {
+    uint64_t token;       /* the provisional job; 0 from another boot */
+    int urgency;          /* as submitted (negative is written as 0) */
+    uint32_t op_priority; /* an operator's --priority, or 0 */
+    unsigned flags;       /* enum mark_flags */
+};
+
+/* Write the mark into buf (MARK_SIZE bytes). */
+void mark_format (char *buf, uint64_t boot, const struct mark *m);
 
 /* Find the first well-formed mark among env[0..n) (env may be NULL).
- * *token is 0 when the mark comes from another boot (there is no
- * provisional job to bind then). Returns false, leaving the outputs
- * alone, when there is none. */
-bool mark_find (char *const *env,
-                uint32_t n,
-                uint64_t boot,
-                uint64_t *token,
-                int *urgency,
-                uint32_t *op_priority);
+ * m->token is 0 when the mark comes from another boot (there is no
+ * provisional job to bind then). Returns false, leaving *m alone, when
+ * there is none. */
+bool mark_find (char *const *env, uint32_t n, uint64_t boot, struct mark *m);
 
 #endif

@@ -13,7 +13,8 @@ TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
 
-first=$(sbatch --parsable -o /dev/null -t 1 --wrap 'sleep 30')
+# named as the next job, so that its singleton stays unmet in the record
+first=$(sbatch --parsable -o /dev/null -t 1 -J named --wrap 'sleep 30')
 id=$(sbatch --parsable -o /dev/null -N 1 -n 2 -c 1 -t 30 -p debug -A MyAcct -J named \
 	-D /tmp --comment=hello --exclusive --nice=5 --begin=now+1hour \
 	--dependency="afterok:$first,singleton" --wrap true)

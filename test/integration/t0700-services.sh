@@ -62,6 +62,8 @@ ok $? "root sends nobody's record (the short topic form)" || diag "$out"
 cluster_wait_for 10 sh -c "sprio -h -j $b -o %S | grep -q 25000"
 is "$(site "$a")" 25000 "nobody's first job gets 0.25 * 100000"
 is "$(site "$b")" 25000 "and the second"
+# Slurm's reason once its scheduler has looked at the released job
+cluster_wait_for 10 sh -c "squeue -h -j $a -o %r | grep -Eqx 'Priority|Resources'"
 like "$(reason "$a")" "^(Priority|Resources)$" "no longer held by jobtap"
 like "$("$jobtap" query bank-priority.so)" '"bank": "physics"' "jobtap query shows the plugin's records"
 out=$("$jobtap" job "$a" --json 2>&1)

@@ -12,14 +12,16 @@ static void test_format (void)
 {
     char buf[MARK_SIZE];
 
-    mark_format (buf, 12, 34, 16, 0);
-    is (buf, "SLURM_JOBTAP_SUBMIT=12:34:16:0", "the mark's format");
-    mark_format (buf, 0, 0, -3, 7);
-    is (buf, "SLURM_JOBTAP_SUBMIT=0:0:0:7", "negative urgency is written as 0");
-    mark_format (buf, UINT64_MAX, UINT64_MAX, INT_MAX, UINT32_MAX);
+    mark_format (buf, 12, &(struct mark){34, 16, 0, 0});
+    is (buf, "SLURM_JOBTAP_SUBMIT=12:34:16:0:0", "the mark's format");
+    mark_format (buf, 0, &(struct mark){0, -3, 7, MARK_BATCH});
+    is (buf, "SLURM_JOBTAP_SUBMIT=0:0:0:7:2",
+        "negative urgency is written as 0; the flags last");
+    mark_format (buf, UINT64_MAX,
+                 &(struct mark){UINT64_MAX, INT_MAX, UINT32_MAX, UINT32_MAX});
     is (buf,
         "SLURM_JOBTAP_SUBMIT=18446744073709551615:18446744073709551615:"
-        "2147483647:4294967295",
+        "2147483647:4294967295:4294967295",
         "the largest values fit");
     ok (strlen (buf) < MARK_SIZE, "MARK_SIZE holds the longest mark");
 }
@@ -28,38 +30,48 @@ static void test_round_trip (void)
 {
     char buf[MARK_SIZE];
     char *env[] = {"A=1", buf, NULL};
-    uint64_t token = 99;
-    int urgency = 99;
-    uint32_t op = 99;
+    struct mark m = {99, 99, 99, 99};
 
-    mark_format (buf, UINT64_MAX, UINT64_MAX - 1, INT_MAX, UINT32_MAX);
-    ok (mark_find (env, 2, UINT64_MAX, &token, &urgency, &op),
+    mark_format (buf, UINT64_MAX,
+                 &(struct mark){UINT64_MAX - 1, INT_MAX, UINT32_MAX,
+                                MARK_CREATED_HELD | MARK_BATCH});
+    ok (mark_find (env, 2, UINT64_MAX, &m),
         "the mark is found among other variables");
-    ok (token == UINT64_MAX - 1 && urgency == INT_MAX && op == UINT32_MAX,
+    ok (m.token == UINT64_MAX - 1 && m.urgency == INT_MAX
+            && m.op_priority == UINT32_MAX
+            && m.flags == (MARK_CREATED_HELD | MARK_BATCH),
         "the largest values read back");
 
-    mark_format (buf, 5, 6, 0, 0);
-    ok (mark_find (env, 2, 5, &token, &urgency, &op) && token == 6 &&
-            urgency == 0 && op == 0,
+    mark_format (buf, 5, &(struct mark){6, 0, 0, 0});
+    ok (mark_find (env, 2, 5, &m) && m.token == 6 && m.urgency == 0
+            && m.op_priority == 0 && m.flags == 0,
         "a mark of this boot gives its token");
-    mark_format (buf, 4, 6, 31, 1000);
-    ok (mark_find (env, 2, 5, &token, &urgency, &op) && token == 0 &&
-            urgency == 31 && op == 1000,
+    mark_format (buf, 4, &(struct mark){6, 31, 1000, MARK_BATCH});
+    ok (mark_find (env, 2, 5, &m) && m.token == 0 && m.urgency == 31
+            && m.op_priority == 1000 && m.flags == MARK_BATCH,
         "a mark of another boot gives token 0 and its other fields");
+}
+
+/* Jobs saved by a version that wrote four fields were all created held. */
+static void test_four_fields (void)
+{
+    char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:3:4"};
+    struct mark m = {0, 0, 0, 0};
+
+    ok (mark_find (env, 1, 1, &m) && m.token == 2 && m.urgency == 3
+            && m.op_priority == 4 && m.flags == MARK_CREATED_HELD,
+        "a four-field mark reads as created held");
 }
 
 static void test_not_found (void)
 {
-    char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:3:4"};
-    uint64_t token = 99;
-    int urgency = 98;
-    uint32_t op = 97;
+    char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:3:4:0"};
+    struct mark m = {99, 98, 97, 96};
 
-    ok (!mark_find (NULL, 3, 1, &token, &urgency, &op),
-        "no environment: no mark");
-    ok (!mark_find (env, 0, 1, &token, &urgency, &op),
-        "only the first n entries are read");
-    ok (token == 99 && urgency == 98 && op == 97,
+    ok (!mark_find (NULL, 3, 1, &m), "no environment: no mark");
+    ok (!mark_find (env, 0, 1, &m), "only the first n entries are read");
+    ok (m.token == 99 && m.urgency == 98 && m.op_priority == 97
+            && m.flags == 96,
         "the outputs are left alone when there is no mark");
 }
 
@@ -69,25 +81,28 @@ static void test_malformed (void)
     const char *bad[] = {
         "SLURM_JOBTAP_SUBMIT=",
         "SLURM_JOBTAP_SUBMIT=1:2:3",
-        "SLURM_JOBTAP_SUBMIT=1:2:3:4:5",
+        "SLURM_JOBTAP_SUBMIT=1:2:3:4:5:6",
         "SLURM_JOBTAP_SUBMIT=1:2:3:4x",
+        "SLURM_JOBTAP_SUBMIT=1:2:3:4:",
+        "SLURM_JOBTAP_SUBMIT=1:2:3:4:5x",
         "SLURM_JOBTAP_SUBMIT=1::3:4",
         "SLURM_JOBTAP_SUBMIT=-1:2:3:4",
         "SLURM_JOBTAP_SUBMIT= 1:2:3:4",
         "SLURM_JOBTAP_SUBMIT=18446744073709551616:2:3:4",
         "SLURM_JOBTAP_SUBMIT=1:2:2147483648:4",
         "SLURM_JOBTAP_SUBMIT=1:2:3:4294967296",
+        "SLURM_JOBTAP_SUBMIT=1:2:3:4:4294967296",
         "SLURM_JOBTAP_SUBMITX=1:2:3:4",
         "slurm_jobtap_submit=1:2:3:4",
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
-        char *env[] = {NULL, (char *)bad[i], "SLURM_JOBTAP_SUBMIT=1:8:9:10"};
-        uint64_t token = 0;
-        int urgency = 0;
-        uint32_t op = 0;
-        bool found = mark_find (env, 3, 1, &token, &urgency, &op);
-        ok (found && token == 8 && urgency == 9 && op == 10, "skipped: \"%s\"",
-            bad[i]);
+        char *env[] = {NULL, (char *)bad[i],
+                       "SLURM_JOBTAP_SUBMIT=1:8:9:10:2"};
+        struct mark m = {0, 0, 0, 0};
+        bool found = mark_find (env, 3, 1, &m);
+        ok (found && m.token == 8 && m.urgency == 9 && m.op_priority == 10
+                && m.flags == MARK_BATCH,
+            "skipped: \"%s\"", bad[i]);
     }
 }
 
@@ -95,6 +110,7 @@ int main (void)
 {
     test_format ();
     test_round_trip ();
+    test_four_fields ();
     test_not_found ();
     test_malformed ();
     done_testing ();
