@@ -221,6 +221,11 @@ apply_priority (struct adapter_ctx *ctx, job_record_t *job, int64_t priority)
     if (!computing && job->priority == 0)
         return;
     if (conf_priority_mode (&ctx->conf) == PRIORITY_AUTHORITATIVE) {
+        /* urgency 0's priority 0 is the user's hold (urgency_hold), made
+         * by the agent too when the job is new */
+        if (priority == 0 && computing
+            && jobtap_host_job_urgency_get (job->job_id) == 0)
+            return;
         if (priority == 0) {
             /* slurmctld overwrites a hold made in site_factor_p_set:
              * let the agent make it. */
@@ -337,6 +342,11 @@ static void submit_action (struct adapter_ctx *ctx,
         && (kind == A_HOLD || kind == A_CANCEL
             || (kind == A_URGENCY_HOLD && priority != 0))) {
         defer_behind_fence (ctx, kind, (uint32_t)id, priority, text, len);
+        return;
+    }
+    /* behind a deferred one: in order (a release after the hold) */
+    if (have_job_write && fence_has (&ctx->fences, (uint32_t)id)) {
+        queue_action (ctx, kind, (uint32_t)id, priority, text, len);
         return;
     }
     if (have_job_write) {

@@ -36,6 +36,14 @@ void fence_job (struct fences *f, job_record_t *job)
         job->deadline = NO_VAL;
 }
 
+bool fence_has (const struct fences *f, uint32_t id)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].id == id)
+            return true;
+    return false;
+}
+
 void fence_lift (struct fences *f, uint32_t id)
 {
     for (size_t i = 0; i < f->n; i++) {

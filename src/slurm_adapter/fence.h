@@ -20,6 +20,7 @@
 #ifndef SLURM_JOBTAP_ADAPTER_FENCE_H
 #define SLURM_JOBTAP_ADAPTER_FENCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -42,6 +43,10 @@ struct fences {
 
 /* Fence the job (once; a second call does nothing). */
 void fence_job (struct fences *f, job_record_t *job);
+
+/* Whether the job is fenced: actions for it wait in the queue behind the
+ * deferred one, so that they are applied in the order they were made. */
+bool fence_has (const struct fences *f, uint32_t id);
 
 /* Put the job's own values back and forget its fence, if it has one. */
 void fence_lift (struct fences *f, uint32_t id);
