@@ -214,6 +214,11 @@ bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job)
         || (m.flags & MARK_CREATED_HELD)
         || ((m.flags & MARK_BATCH) && !job->batch_flag))
         return false;
+    /* The jobs slurmctld recovered first, as Flux replays its jobs before
+     * it takes new ones: a release job's job.new must meet the job it
+     * releases (a submission may come before the agent's first pass). */
+    if (ctx->scan_next == 0)
+        (void)bind_discover (ctx);
     /* what jobtap decides reaches the record through its ops (actions.c):
      * no settling afterwards */
     return job_new (ctx, job, m.token, m.urgency) == 0;
@@ -363,7 +368,8 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
                             jobspec_urgency_from_record (v.jobs[i]));
     }
     for (size_t i = 0; i < n_own; i++)
-        bind_job (ctx, own[i]);
+        if (own[i]->priority != NO_VAL) /* else bind_in_allocate's own */
+            bind_job (ctx, own[i]);
     keep_restored (ctx);
     json_decref (batch);
     free (creation);

@@ -31,8 +31,9 @@ struct adapter_ctx {
     bool new_in_allocate; /* adapter.c sets it at init: job.new runs in
                            * site_factor_p_set, inside the submission;
                            * false: jobs are created held (the fallback) */
-    uint32_t scan_next;   /* bind.c, agent thread only: the first job id not
-                           * looked at yet; 0 = scan every job */
+    uint32_t scan_next;   /* bind.c, under the job write lock (the agent, or
+                           * the first bind in a submission): the first job
+                           * id not looked at yet; 0 = scan every job */
 };
 
 #define ADAPTER_CTX_INIT                                                       \

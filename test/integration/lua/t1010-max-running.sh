@@ -31,6 +31,15 @@ is "$(state "$a")" RUNNING "the first job runs"
 is "$(state "$b") $(reason "$b")" "PENDING jobtap: max-running-jobs" \
 	"the second waits for max-running-jobs (one CPU would be free)"
 is "$(state "$c") $(reason "$c")" "PENDING jobtap: max-running-jobs" "so does the third"
+# Held at submit (in job.new, inside the submission): what the agent's
+# hold put back of the fence that kept the job from starting meanwhile
+# (docs/admin.md, "How a job goes through the shim").
+unlike "$(scontrol show job "$b")" 'EligibleTime=2038-01-19' "the held job's eligible time is its own again"
+like "$(scontrol show job "$b")" 'Deadline=N/A' "and it has no deadline"
+out=$(srun --immediate=2 -n 1 -t 5 -J imm true 2>&1)
+ok $((!$?)) "srun --immediate of a job the policy holds fails"
+like "$out" 'Unable to allocate resources' "with Slurm's message"
+is "$(squeue -h -n imm -t all -o %T | sort -u)" CANCELLED "and that job never ran"
 like "$(cluster_log)" "lua: max-running.lua: job $b of user 0 waits: 1 of the user's jobs are admitted \\(released to run, or running\\)" \
 	"the policy logs why"
 
