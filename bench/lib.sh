@@ -8,6 +8,7 @@
 #   c  job_submit/jobtap + site_factor/jobtap, bench-policy.so (C)
 #   d  job_submit/jobtap + site_factor/jobtap, bench-policy.lua
 #   k  as c, without the jobs' kept state (state-dir = "")
+#   n  job_submit/jobtap + site_factor/jobtap, no plugin in jobtap.conf
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_BUILD=${JOBTAP_BUILD_DIR:-$BENCH_DIR/../build}
 BENCH_CLIENT=${BENCH_CLIENT:-$BENCH_BUILD/bench/bench-throughput}
@@ -62,6 +63,7 @@ _bench_jobtap_conf() {
 	# c without the jobs' state kept (issue 19): what keeping it costs
 	k) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n[slurm-jobtap]\nstate-dir = ""\n' "$BENCH_PLUGIN" ;;
 	d) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$BENCH_LUA" ;;
+	n) printf '[job-manager]\nplugins = []\n' ;;
 	esac >"$CLUSTER_DIR/jobtap.conf"
 }
 
@@ -84,7 +86,7 @@ bench_restart() {
 	case $mode in
 	a) ;;
 	b) echo "JobSubmitPlugins=lua" >>"$conf" ;;
-	c | d | k)
+	c | d | k | n)
 		_bench_jobtap_conf "$mode"
 		printf 'JobSubmitPlugins=jobtap\nPrioritySiteFactorPlugin=site_factor/jobtap\n' >>"$conf"
 		;;
