@@ -146,16 +146,6 @@ accounting_start() {
 
 # slurmdbd first (it may still write), then mariadbd; each by its pid.
 accounting_stop() {
-	local i pid
-	for ((i = ${#ACCOUNTING_PIDS[@]} - 1; i >= 0; i--)); do
-		pid=${ACCOUNTING_PIDS[i]}
-		kill -0 "$pid" 2>/dev/null || continue
-		kill "$pid" 2>/dev/null
-		if ! _cluster_wait_exit "$pid" 30; then
-			_accounting_say "pid $pid did not stop on SIGTERM; sending SIGKILL"
-			kill -9 "$pid" 2>/dev/null
-			_cluster_wait_exit "$pid" 5
-		fi
-	done
+	_cluster_stop_pids 30 "${ACCOUNTING_PIDS[@]}"
 	ACCOUNTING_PIDS=()
 }

@@ -509,6 +509,23 @@ _cluster_wait_exit() {
 	return 0
 }
 
+# Stop these pids, last first: SIGTERM, then SIGKILL after SECONDS.
+_cluster_stop_pids() {
+	local seconds=$1 i pid
+	shift
+	local pids=("$@")
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		pid=${pids[i]}
+		_cluster_alive "$pid" || continue
+		kill "$pid" 2>/dev/null
+		if ! _cluster_wait_exit "$pid" "$seconds"; then
+			_cluster_say "pid $pid did not stop on SIGTERM; sending SIGKILL"
+			kill -9 "$pid" 2>/dev/null
+			_cluster_wait_exit "$pid" 5
+		fi
+	done
+}
+
 _cluster_on_exit() {
 	[ -n "$CLUSTER_DIR" ] && cluster_stop --failed
 }
@@ -533,17 +550,7 @@ cluster_stop() {
 			cluster_wait_for 30 _cluster_no_active_jobs
 		fi
 	fi
-	local i pid
-	for ((i = ${#CLUSTER_PIDS[@]} - 1; i >= 0; i--)); do
-		pid=${CLUSTER_PIDS[i]}
-		_cluster_alive "$pid" || continue
-		kill "$pid" 2>/dev/null
-		if ! _cluster_wait_exit "$pid" 15; then
-			_cluster_say "pid $pid did not stop on SIGTERM; sending SIGKILL"
-			kill -9 "$pid" 2>/dev/null
-			_cluster_wait_exit "$pid" 5
-		fi
-	done
+	_cluster_stop_pids 15 "${CLUSTER_PIDS[@]}"
 	CLUSTER_PIDS=()
 	declare -F accounting_stop >/dev/null && accounting_stop
 	# Its backup end goes with the backup's namespace; before a takeover
