@@ -23,54 +23,7 @@
 #include "mark.h"
 #include "queue.h"
 #include "urgency_hold.h"
-
-/* True while this thread holds the slurmctld job write lock in one of our
- * hooks or in the agent, so actions can touch job records directly. */
-static __thread bool have_job_write;
-/* The job whose priority site_factor_p_set is computing on this thread,
- * or NULL: slurmctld computes that priority itself right after, so
- * apply_priority must not call set_job_prio() for it, and a hold or cancel
- * of it would be overwritten or unsafe there: they go to the agent, the
- * job fenced meanwhile (fence.h). */
-static __thread job_record_t *site_factor_job;
-/* Actions this thread applied to job records: the agent asks for a
- * scheduler pass after any, or a job released by a plugin during the
- * sweep would wait for Slurm's next periodic pass (up to a minute). */
-static __thread unsigned applied_here;
-
-bool actions_write_begin (void)
-{
-    bool had = have_job_write;
-    have_job_write = true;
-    return had;
-}
-
-void actions_write_end (bool had)
-{
-    have_job_write = had;
-}
-
-job_record_t *actions_site_factor_begin (job_record_t *job)
-{
-    job_record_t *had = site_factor_job;
-    site_factor_job = job;
-    return had;
-}
-
-void actions_site_factor_end (job_record_t *had)
-{
-    site_factor_job = had;
-}
-
-void actions_applied_reset (void)
-{
-    applied_here = 0;
-}
-
-unsigned actions_applied (void)
-{
-    return applied_here;
-}
+#include "write_scope.h"
 
 /* What a jobtap-held job's reason adds for its Slurm dependency, which
  * Slurm's own reason would have shown were jobtap not holding it. */
@@ -79,9 +32,7 @@ unsigned actions_applied (void)
 
 static const char *slurm_dependency_note (job_record_t *job)
 {
-    /* test_job_dependency takes assoc_mgr locks (accrue time) that a
-     * caller of site_factor_p_set may hold: the sweep adds it then. */
-    if (site_factor_job || !job->details || !job->details->depend_list
+    if (!job->details || !job->details->depend_list
         || list_count (job->details->depend_list) == 0)
         return "";
     /* Slurm's own test, as its scheduler makes it (job write lock held) */
@@ -111,7 +62,7 @@ static size_t without_dependency_note (const char *desc)
     return n;
 }
 
-void actions_hold (job_record_t *job, const char *reason)
+void actions_hold (job_record_t *job, const char *reason, bool test_dependency)
 {
     time_t now = time (NULL);
 
@@ -121,8 +72,8 @@ void actions_hold (job_record_t *job, const char *reason)
     job->direct_set_prio = 1;
     job->state_reason = WAIT_HELD;
     xfree (job->state_desc);
-    job->state_desc = xstrdup_printf ("%s%s", reason,
-                                      slurm_dependency_note (job));
+    job->state_desc = xstrdup_printf (
+        "%s%s", reason, test_dependency ? slurm_dependency_note (job) : "");
     if (job->details && job->details->begin_time < now)
         job->details->begin_time = 0;
     last_job_update = now;
@@ -212,12 +163,13 @@ static uint32_t site_factor_for (int64_t priority)
  * slurmctld is computing the priority (possibly while releasing a hold:
  * it resets the reason only afterwards), so the value is always set there;
  * elsewhere a held job is left alone. */
-static void
-apply_priority (struct adapter_ctx *ctx, job_record_t *job, int64_t priority)
+static void apply_priority (struct adapter_ctx *ctx,
+                            job_record_t *job,
+                            int64_t priority,
+                            bool computing)
 {
     if (!IS_JOB_PENDING (job) || priority < 0)
         return;
-    bool computing = job == site_factor_job;
     if (!computing && job->priority == 0)
         return;
     if (conf_priority_mode (&ctx->conf) == PRIORITY_AUTHORITATIVE) {
@@ -234,7 +186,7 @@ apply_priority (struct adapter_ctx *ctx, job_record_t *job, int64_t priority)
                                     HOLD_PREFIX "priority 0",
                                     sizeof (HOLD_PREFIX "priority 0"));
             else
-                actions_hold (job, HOLD_PREFIX "priority 0");
+                actions_hold (job, HOLD_PREFIX "priority 0", true);
             return;
         }
         job->priority = priority > UINT32_MAX ? UINT32_MAX : priority;
@@ -255,9 +207,7 @@ void actions_site_factor_priority (struct adapter_ctx *ctx,
                                    job_record_t *job,
                                    int64_t priority)
 {
-    job_record_t *had = actions_site_factor_begin (job);
-    apply_priority (ctx, job, priority);
-    actions_site_factor_end (had);
+    apply_priority (ctx, job, priority, true);
 }
 
 static void cancel_job (job_record_t *job, const char *type, const char *note)
@@ -294,23 +244,27 @@ static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
     }
 }
 
-void actions_apply (struct adapter_ctx *ctx, const struct action *a)
+void actions_apply (struct adapter_ctx *ctx,
+                    struct write_scope *scope,
+                    const struct action *a)
 {
-    fence_lift (&ctx->fences, a->id);
     job_record_t *job = find_job_record (a->id);
+    fence_lift (&ctx->fences, a->id, job);
     if (!job)
         return;
-    applied_here++;
+    scope->applied++;
     switch (a->kind) {
     case A_HOLD:
-        actions_hold (job, a->text);
+        /* Slurm's dependency test takes assoc_mgr locks that a caller of
+         * site_factor_p_set may hold: the agent's sweep adds it then. */
+        actions_hold (job, a->text, !scope->computing);
         break;
     case A_RELEASE:
         if (actions_held_by_shim (job))
             actions_release (ctx, job);
         break;
     case A_PRIORITY:
-        apply_priority (ctx, job, a->priority);
+        apply_priority (ctx, job, a->priority, job == scope->computing);
         break;
     case A_CANCEL:
         cancel_job (job, a->text, a->text + strlen (a->text) + 1);
@@ -319,15 +273,16 @@ void actions_apply (struct adapter_ctx *ctx, const struct action *a)
         urgency_hold (ctx, job, a->priority != 0);
         break;
     case A_JOBSPEC_UPDATE:
-        post_update_apply (ctx, a);
+        post_update_apply (ctx, scope, a);
         break;
     default: /* the PrEp hooks' own (hooks_prep.h) */
         break;
     }
 }
 
-/* An action from the runtime: applied now if this thread may touch job
- * records, else queued for the agent. */
+/* An action from the runtime: applied now if this thread holds the job
+ * write lock in one of our entry points (it has a scope), else queued
+ * for the agent. */
 static void submit_action (struct adapter_ctx *ctx,
                            enum action_kind kind,
                            uint64_t id,
@@ -338,26 +293,27 @@ static void submit_action (struct adapter_ctx *ctx,
     /* Provisional (not yet created) jobs have no Slurm record. */
     if (id > UINT32_MAX)
         return;
-    if (have_job_write && site_factor_job && id == site_factor_job->job_id
+    struct write_scope *scope = write_scope_current ();
+    if (!scope) {
+        queue_action (ctx, kind, (uint32_t)id, priority, text, len);
+        return;
+    }
+    if (scope->computing && id == scope->computing->job_id
         && (kind == A_HOLD || kind == A_CANCEL
             || (kind == A_URGENCY_HOLD && priority != 0))) {
         defer_behind_fence (ctx, kind, (uint32_t)id, priority, text, len);
         return;
     }
     /* behind a deferred one: in order (a release after the hold) */
-    if (have_job_write && fence_has (&ctx->fences, (uint32_t)id)) {
+    if (fence_has (&ctx->fences, (uint32_t)id)) {
         queue_action (ctx, kind, (uint32_t)id, priority, text, len);
         return;
     }
-    if (have_job_write) {
-        struct action a = {.kind = kind,
-                           .id = (uint32_t)id,
-                           .priority = priority,
-                           .text = (char *)text};
-        actions_apply (ctx, &a);
-        return;
-    }
-    queue_action (ctx, kind, (uint32_t)id, priority, text, len);
+    struct action a = {.kind = kind,
+                       .id = (uint32_t)id,
+                       .priority = priority,
+                       .text = (char *)text};
+    actions_apply (ctx, scope, &a);
 }
 
 void actions_hold_cb (uint64_t id, const char *reason, void *arg)

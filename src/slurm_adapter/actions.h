@@ -4,9 +4,9 @@
  * The runtime calls the *_cb functions (installed as host ops by
  * adapter.c, arg = the adapter context) from any thread, with its mutex
  * held. An action is applied at once when the calling thread holds the
- * slurmctld job write lock (a hook, or the agent, marked it with
- * actions_write_begin), and otherwise queued for the agent (queue.h),
- * which applies it under that lock.
+ * slurmctld job write lock in one of our entry points (it has a
+ * write_scope), and otherwise queued for the agent (queue.h), which
+ * applies it under that lock.
  *
  * Locks: the functions taking a job_record_t need the slurmctld job write
  * lock held by the caller. Nothing here takes a slurmctld lock (hooks run
@@ -23,21 +23,12 @@
 
 #include "queue.h"
 #include "urgency_hold.h"
+#include "write_scope.h"
 
 struct adapter_ctx;
 
 /* Every hold the shim owns shows this prefix in the job's reason. */
 #define HOLD_PREFIX "jobtap: "
-
-/* The calling thread holds the slurmctld job write lock from begin to end.
- * begin returns the previous state, for end to restore (hooks nest). */
-bool actions_write_begin (void);
-void actions_write_end (bool had);
-
-/* How many actions this thread applied to job records since the reset:
- * the agent asks for a scheduler pass after any. */
-void actions_applied_reset (void);
-unsigned actions_applied (void);
 
 /* Host ops (struct jobtap_host_ops), arg = struct adapter_ctx *. */
 void actions_hold_cb (uint64_t id, const char *reason, void *arg);
@@ -49,16 +40,11 @@ void actions_cancel_cb (uint64_t id,
                         const char *note,
                         void *arg);
 
-/* Apply one queued action to its job, if the job still exists. */
-void actions_apply (struct adapter_ctx *ctx, const struct action *a);
-
-/* The calling thread is inside site_factor_p_set for job from begin to
- * end: holds and cancels of it the runtime decides meanwhile go to the
- * agent, the job fenced until then (fence.h). begin returns the previous
- * job, for end to restore (a release inside recomputes another job's
- * priority: it nests). */
-job_record_t *actions_site_factor_begin (job_record_t *job);
-void actions_site_factor_end (job_record_t *had);
+/* Apply one action to its job, if the job still exists (counted in the
+ * scope's applied). */
+void actions_apply (struct adapter_ctx *ctx,
+                    struct write_scope *scope,
+                    const struct action *a);
 
 /* Put the jobtap priority into the job from inside site_factor_p_set,
  * where slurmctld computes the job's priority right after. */
@@ -89,8 +75,10 @@ static inline enum held_by actions_held_by (const job_record_t *job)
 }
 
 /* Hold a pending job with reason (which should start with HOLD_PREFIX);
- * an unsatisfied Slurm dependency of the job is named after it. */
-void actions_hold (job_record_t *job, const char *reason);
+ * with test_dependency, an unsatisfied Slurm dependency of the job is
+ * named after it (Slurm's test takes assoc_mgr locks: never inside
+ * site_factor_p_set; the agent's sweep adds it, actions_hold_refresh). */
+void actions_hold (job_record_t *job, const char *reason, bool test_dependency);
 
 /* Bring a jobtap-held job's reason up to date with its Slurm dependency
  * (the agent's sweep: Slurm's dependencies change with other jobs). */

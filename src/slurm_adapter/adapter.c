@@ -18,9 +18,18 @@
  *   post_update                    plugins' later jobspec updates onto them
  *   queue                          actions waiting for the agent
  *   control                        the control socket (its own thread)
+ *   keep                           the jobs' kept state under
+ *                                  StateSaveLocation
+ *   jobspec, jobspec_apply         jobspecs from job_desc and records, and
+ *                                  updates back
+ *   urgency_hold, superseded       what urgency 0 does to a held job; a
+ *                                  plugin update overtaken by a newer one
+ *   write_scope                    what an entry point holding the job
+ *                                  write lock is doing
  *   conf, mark, ctld_log           settings, the submission mark, logging
  *
- * Calls point down that list (conf, mark and ctld_log are leaves). */
+ * Calls point down that list (conf, mark, ctld_log and write_scope are
+ * leaves). */
 #include <config.h>
 
 #include <pthread.h>

@@ -20,6 +20,7 @@
 #include "keep.h"
 #include "queue.h"
 #include "slurm_compat.h"
+#include "write_scope.h"
 
 /* The safety net for what Slurm reports no other way (the PrEp hooks give
  * run and cleanup as they happen, hooks_prep.c): jobs that started or
@@ -128,20 +129,20 @@ static void *agent_main (void *arg)
             queue_batch_free (&b);
             continue;
         }
-        bool had = actions_write_begin ();
-        actions_applied_reset ();
-        int found = bind_discover (ctx);
+        struct write_scope scope = {.computing = NULL};
+        write_scope_enter (&scope);
+        int found = bind_discover (ctx, &scope);
         for (size_t i = 0; i < b.n; i++) {
             if (b.actions[i].kind >= A_PROLOG_RESTART)
-                hooks_prep_locked (ctx, &b.actions[i]);
+                hooks_prep_locked (ctx, &scope, &b.actions[i]);
             else
-                actions_apply (ctx, &b.actions[i]);
+                actions_apply (ctx, &scope, &b.actions[i]);
         }
         if (periodic) {
             sweep_jobs ();
             last_sweep = now;
         }
-        actions_write_end (had);
+        write_scope_leave (&scope);
         /* before Slurm may save what this pass changed */
         keep_write (ctx);
         unlock_slurmctld (locks);
@@ -159,7 +160,7 @@ static void *agent_main (void *arg)
          * pass takes the write locks). */
         quick_passes =
             queue_polls_after_pass (&ctx->queue, b.discover, quick_passes);
-        if (b.n > 0 || found > 0 || actions_applied () > 0)
+        if (b.n > 0 || found > 0 || scope.applied > 0)
             queue_job_scheduler ();
         queue_batch_free (&b);
     }

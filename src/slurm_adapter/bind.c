@@ -32,7 +32,9 @@
 #include "mark.h"
 #include "queue.h"
 
-static void bind_job (struct adapter_ctx *ctx, job_record_t *job);
+static void bind_job (struct adapter_ctx *ctx,
+                      struct write_scope *scope,
+                      job_record_t *job);
 
 bool bind_known (uint32_t id)
 {
@@ -81,10 +83,12 @@ void bind_finish (uint64_t id, const job_record_t *job)
     jobtap_host_job_inactive (id);
 }
 
-bool bind_ensure (struct adapter_ctx *ctx, job_record_t *job)
+bool bind_ensure (struct adapter_ctx *ctx,
+                  struct write_scope *scope,
+                  job_record_t *job)
 {
     if (!bind_known (job->job_id))
-        (void)bind_discover (ctx);
+        (void)bind_discover (ctx, scope);
     return bind_known (job->job_id);
 }
 
@@ -96,7 +100,9 @@ void bind_run (job_record_t *job)
     json_decref (R);
 }
 
-void bind_requeued (struct adapter_ctx *ctx, uint32_t id)
+void bind_requeued (struct adapter_ctx *ctx,
+                    struct write_scope *scope,
+                    uint32_t id)
 {
     job_record_t *job = find_job_record (id);
 
@@ -105,7 +111,7 @@ void bind_requeued (struct adapter_ctx *ctx, uint32_t id)
         return;
     (void)jobtap_host_job_purge (id);
     info ("jobtap: %pJ was requeued: it starts anew in jobtap", job);
-    bind_job (ctx, job);
+    bind_job (ctx, scope, job);
 }
 
 /* After job.new: make the Slurm job agree with the runtime's decision:
@@ -113,6 +119,7 @@ void bind_requeued (struct adapter_ctx *ctx, uint32_t id)
  * held by its user at urgency 0. After a restart this also lifts holds the
  * plugins no longer want. */
 static void settle_job (struct adapter_ctx *ctx,
+                        struct write_scope *scope,
                         job_record_t *job,
                         bool creation_hold,
                         bool restored,
@@ -139,7 +146,7 @@ static void settle_job (struct adapter_ctx *ctx,
          * requeue seen live, it ends in jobtap and starts anew */
         bind_end (job, true);
         jobtap_host_job_inactive (job->job_id);
-        bind_requeued (ctx, job->job_id);
+        bind_requeued (ctx, scope, job->job_id);
         return;
     }
     if (state == JOBTAP_STATE_SCHED) {
@@ -166,7 +173,8 @@ static void settle_job (struct adapter_ctx *ctx,
         }
     } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
         if (!actions_held_by_shim (job)) /* the runtime's hold normally did */
-            actions_hold (job, HOLD_PREFIX "waiting for a jobtap decision");
+            actions_hold (job, HOLD_PREFIX "waiting for a jobtap decision",
+                          !scope->computing);
     }
 }
 
@@ -206,7 +214,9 @@ static int job_new (struct adapter_ctx *ctx,
     return rc;
 }
 
-bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job)
+bool bind_in_allocate (struct adapter_ctx *ctx,
+                       struct write_scope *scope,
+                       job_record_t *job)
 {
     struct mark m;
 
@@ -218,7 +228,7 @@ bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job)
      * it takes new ones: a release job's job.new must meet the job it
      * releases (a submission may come before the agent's first pass). */
     if (ctx->scan_next == 0)
-        (void)bind_discover (ctx);
+        (void)bind_discover (ctx, scope);
     /* what jobtap decides reaches the record through its ops (actions.c):
      * no settling afterwards */
     return job_new (ctx, job, m.token, m.urgency) == 0;
@@ -226,7 +236,9 @@ bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job)
 
 /* job.new for a job the runtime has not seen (binding the provisional job
  * of its submission when there is one), then settle it. */
-static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
+static void bind_job (struct adapter_ctx *ctx,
+                      struct write_scope *scope,
+                      job_record_t *job)
 {
     struct mark m = {.token = 0};
     int urgency = jobspec_urgency_from_record (job);
@@ -245,7 +257,7 @@ static void bind_job (struct adapter_ctx *ctx, job_record_t *job)
             actions_release (ctx, job);
         return;
     }
-    settle_job (ctx, job, creation_hold, false, urgency);
+    settle_job (ctx, scope, job, creation_hold, false, urgency);
 }
 
 struct job_vec {
@@ -300,7 +312,8 @@ static int by_state_then_id (const void *a, const void *b)
  * before it takes new ones: a submission slurmctld took before the
  * agent's first pass (24.11's reconfigure restarts it under load) must
  * meet the restored jobs, as a release job meets the jobs it releases. */
-static int bind_all_unknown (struct adapter_ctx *ctx)
+static int bind_all_unknown (struct adapter_ctx *ctx,
+                             struct write_scope *scope)
 {
     struct job_vec v = {0};
     json_t *batch = json_array ();
@@ -364,12 +377,12 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
             info ("jobtap: restored %zu jobs", restored);
         for (size_t i = 0; i < v.n; i++)
             if (v.jobs[i])
-                settle_job (ctx, v.jobs[i], creation[i], true,
+                settle_job (ctx, scope, v.jobs[i], creation[i], true,
                             jobspec_urgency_from_record (v.jobs[i]));
     }
     for (size_t i = 0; i < n_own; i++)
         if (own[i]->priority != NO_VAL) /* else bind_in_allocate's own */
-            bind_job (ctx, own[i]);
+            bind_job (ctx, scope, own[i]);
     keep_restored (ctx);
     json_decref (batch);
     free (creation);
@@ -380,7 +393,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx)
 
 /* Job ids come from one sequence, so only the new range is looked at and
  * the cost does not grow with the number of jobs in the system. */
-int bind_discover (struct adapter_ctx *ctx)
+int bind_discover (struct adapter_ctx *ctx, struct write_scope *scope)
 {
     uint32_t next;
     int found = 0;
@@ -392,12 +405,12 @@ int bind_discover (struct adapter_ctx *ctx)
         return 0;
     if (ctx->scan_next == 0 || next < ctx->scan_next ||
         next - ctx->scan_next > 100000) {
-        found = bind_all_unknown (ctx);
+        found = bind_all_unknown (ctx, scope);
     } else {
         for (uint32_t id = ctx->scan_next; id < next; id++) {
             job_record_t *job = find_job_record (id);
             if (job && !bind_known (id)) {
-                bind_job (ctx, job);
+                bind_job (ctx, scope, job);
                 found++;
             }
         }

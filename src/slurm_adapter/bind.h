@@ -17,9 +17,9 @@
  * hook (in_allocate), the job_modify hook (known, ensure) and the PrEp
  * hooks (ensure, run, end).
  *
- * Locks: the caller holds the slurmctld job write lock and has marked it
- * (actions_write_begin); the runtime's mutex and the queue's and conf's
- * leaf locks are taken inside. */
+ * Locks: the caller holds the slurmctld job write lock, in the write_scope
+ * it passes; the runtime's mutex and the queue's and conf's leaf locks are
+ * taken inside. */
 #ifndef SLURM_JOBTAP_ADAPTER_BIND_H
 #define SLURM_JOBTAP_ADAPTER_BIND_H
 
@@ -27,6 +27,8 @@
 #include <stdint.h>
 
 #include "src/slurmctld/slurmctld.h"
+
+#include "write_scope.h"
 
 struct adapter_ctx;
 
@@ -38,11 +40,13 @@ bool bind_known (uint32_t id);
  * it now, running job.new, depend and priority before Slurm can start it.
  * Does nothing and returns false for any other job (one created held, the
  * throw-away record of sbatch --test-only, a job from before a restart). */
-bool bind_in_allocate (struct adapter_ctx *ctx, job_record_t *job);
+bool bind_in_allocate (struct adapter_ctx *ctx,
+                       struct write_scope *scope,
+                       job_record_t *job);
 
 /* Bring in the jobs created since the last call (at first, every job
  * slurmctld has). Returns how many were found. */
-int bind_discover (struct adapter_ctx *ctx);
+int bind_discover (struct adapter_ctx *ctx, struct write_scope *scope);
 
 /* The job ended in Slurm (or is gone: job NULL): CLEANUP with its result,
  * then INACTIVE. */
@@ -55,13 +59,17 @@ void bind_end (const job_record_t *job, bool requeued);
 /* Make sure the runtime knows the job: the agent binds new jobs a few ms
  * after their submission, and a hook may need one before that. Whether
  * it is known now. */
-bool bind_ensure (struct adapter_ctx *ctx, job_record_t *job);
+bool bind_ensure (struct adapter_ctx *ctx,
+                  struct write_scope *scope,
+                  job_record_t *job);
 
 /* job.state.run for a bound job, with its allocation as R. */
 void bind_run (job_record_t *job);
 
 /* A requeued job (pending again) that jobtap saw end: forget it and bind
  * it anew. Does nothing for any other job. */
-void bind_requeued (struct adapter_ctx *ctx, uint32_t id);
+void bind_requeued (struct adapter_ctx *ctx,
+                    struct write_scope *scope,
+                    uint32_t id);
 
 #endif

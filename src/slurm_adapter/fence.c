@@ -44,12 +44,11 @@ bool fence_has (const struct fences *f, uint32_t id)
     return false;
 }
 
-void fence_lift (struct fences *f, uint32_t id)
+void fence_lift (struct fences *f, uint32_t id, job_record_t *job)
 {
     for (size_t i = 0; i < f->n; i++) {
         if (f->v[i].id != id)
             continue;
-        job_record_t *job = find_job_record (id);
         if (job && job->details) {
             if (job->details->begin_time == FENCE_BEGIN_TIME)
                 job->details->begin_time = f->v[i].begin_time;

@@ -48,8 +48,9 @@ void fence_job (struct fences *f, job_record_t *job);
  * deferred one, so that they are applied in the order they were made. */
 bool fence_has (const struct fences *f, uint32_t id);
 
-/* Put the job's own values back and forget its fence, if it has one. */
-void fence_lift (struct fences *f, uint32_t id);
+/* Put the job's own values back (job: the record of id, or NULL when it
+ * is gone) and forget its fence, if it has one. */
+void fence_lift (struct fences *f, uint32_t id, job_record_t *job);
 
 /* A fence Slurm saved (the process died before the agent lifted it):
  * clear it on a job seen after a restart. */

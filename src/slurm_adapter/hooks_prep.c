@@ -42,6 +42,7 @@
 #include "host.h"
 #include "instance.h"
 #include "keep.h"
+#include "write_scope.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
@@ -54,7 +55,9 @@ static bool run_job (job_record_t *job)
 
 int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
 {
-    bool had = actions_write_begin ();
+    struct write_scope scope = {.computing = NULL};
+
+    write_scope_enter (&scope);
 
     if (!JOBTAP_SLURMCTLD_STARTED ()) {
         /* A restart re-runs the prolog of jobs that were CONFIGURING, as
@@ -64,7 +67,7 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
                     NULL, 0);
         *async = true;
     }
-    else if (bind_ensure (&adapter_instance, job)) {
+    else if (bind_ensure (&adapter_instance, &scope, job)) {
         /* already RUN: slurmctld restarted (24.11 runs this once it is
          * up, after the jobs were restored) and re-runs the hook */
         bool again = jobtap_host_job_state (job->job_id) == JOBTAP_STATE_RUN;
@@ -78,14 +81,16 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
         }
         keep_write (&adapter_instance);
     }
-    actions_write_end (had);
+    write_scope_leave (&scope);
     return SLURM_SUCCESS;
 }
 
 int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
 {
-    bool had = actions_write_begin ();
+    struct write_scope scope = {.computing = NULL};
     uint32_t id = job->job_id;
+
+    write_scope_enter (&scope);
 
     if (JOBTAP_SLURMCTLD_STARTED () && bind_known (id)) {
         bool requeued = job->job_state & JOB_REQUEUE;
@@ -102,7 +107,7 @@ int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
         }
         keep_write (&adapter_instance);
     }
-    actions_write_end (had);
+    write_scope_leave (&scope);
     return SLURM_SUCCESS;
 }
 
@@ -126,18 +131,20 @@ void hooks_prep_perilog_done (uint64_t id,
  * requeues a job whose prolog failed; jobtap's rule is Flux's (a prolog
  * exception ends the job), so the job is made not requeueable first, and
  * Slurm then kills it; its reason says why. */
-void hooks_prep_locked (struct adapter_ctx *ctx, const struct action *a)
+void hooks_prep_locked (struct adapter_ctx *ctx,
+                        struct write_scope *scope,
+                        const struct action *a)
 {
     job_record_t *job = find_job_record (a->id);
 
     if (a->kind == A_REQUEUED) {
-        bind_requeued (ctx, a->id);
+        bind_requeued (ctx, scope, a->id);
         return;
     }
     if (a->kind == A_PROLOG_RESTART) {
         /* restored as RUN (the replay gave job.state.run, where a plugin
          * may have started its prolog again), or still to run */
-        bool wait = job && IS_JOB_CONFIGURING (job) && bind_ensure (ctx, job)
+        bool wait = job && IS_JOB_CONFIGURING (job) && bind_ensure (ctx, scope, job)
                     && (jobtap_host_job_state (a->id) == JOBTAP_STATE_SCHED
                             ? run_job (job)
                             : jobtap_host_job_perilog_wait (a->id) == 1);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "queue.h"
+#include "write_scope.h"
 
 struct adapter_ctx;
 
@@ -22,7 +23,9 @@ void hooks_prep_perilog_done (uint64_t id,
 /* The agent's part for A_PROLOG_DONE, A_EPILOG_DONE and A_REQUEUED:
  * first within its locked pass (job write lock held), then after it (no
  * slurmctld lock held). */
-void hooks_prep_locked (struct adapter_ctx *ctx, const struct action *a);
+void hooks_prep_locked (struct adapter_ctx *ctx,
+                        struct write_scope *scope,
+                        const struct action *a);
 void hooks_prep_unlocked (struct adapter_ctx *ctx, const struct action *a);
 
 #endif

@@ -9,8 +9,8 @@
  *
  * Locks: slurmctld calls both with the job write lock held (set from
  * set_job_prio's callers, update from the multifactor decay thread), so
- * neither takes a slurmctld lock; they mark the lock held for the actions
- * the runtime takes meanwhile (actions.h). */
+ * neither takes a slurmctld lock; their write_scope lets the actions the
+ * runtime takes meanwhile touch job records (actions.h). */
 #include <config.h>
 
 #include "src/common/slurm_xlator.h"
@@ -27,16 +27,18 @@
 #include "instance.h"
 #include "keep.h"
 #include "queue.h"
+#include "write_scope.h"
 
 void jobtap_slurm_site_factor_set (job_record_t *job)
 {
     struct adapter_ctx *ctx = &adapter_instance;
     int64_t priority;
 
-    bool had = actions_write_begin ();
-    job_record_t *had_job = actions_site_factor_begin (job);
+    struct write_scope scope = {.computing = job};
+
+    write_scope_enter (&scope);
     if (jobtap_host_job_priority (job->job_id, &priority) < 0) {
-        if (!ctx->new_in_allocate || !bind_in_allocate (ctx, job)) {
+        if (!ctx->new_in_allocate || !bind_in_allocate (ctx, &scope, job)) {
             queue_wake (&ctx->queue, true, false);
             priority = -1;
         } else {
@@ -48,13 +50,14 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
     }
     if (priority >= 0)
         actions_site_factor_priority (ctx, job, priority);
-    actions_site_factor_end (had_job);
-    actions_write_end (had);
+    write_scope_leave (&scope);
 }
 
 void jobtap_slurm_site_factor_update (void)
 {
-    bool had = actions_write_begin ();
+    struct write_scope scope = {.computing = NULL};
+
+    write_scope_enter (&scope);
     jobtap_host_reprioritize_all ();
-    actions_write_end (had);
+    write_scope_leave (&scope);
 }

@@ -34,7 +34,7 @@
 #include "jobspec.h"
 #include "keep.h"
 #include "mark.h"
-#include "post_update.h"
+#include "write_scope.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
@@ -129,14 +129,15 @@ static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
         urgency = 16;
     else
         return;
-    bool had = actions_write_begin ();
+    struct write_scope scope = {.computing = NULL};
+    write_scope_enter (&scope);
     /* Right after sbatch the agent may not have bound the job yet: bind
      * it first, or its creation hold, lifted at the bind, would undo
      * this hold. */
-    (void)bind_ensure (&adapter_instance, job);
+    (void)bind_ensure (&adapter_instance, &scope, job);
     if (jobtap_host_job_urgency (job->job_id, urgency) < 0 && errno != ENOENT)
         error ("jobtap: %pJ: cannot set urgency %d: %m", job, urgency);
-    actions_write_end (had);
+    write_scope_leave (&scope);
 }
 
 /* The values in 'final' that the request did not already carry: what
@@ -186,14 +187,14 @@ static int update_from_modify (job_desc_msg_t *desc,
         validate_operator (submit_uid) ? JOBTAP_ROLE_OWNER : JOBTAP_ROLE_USER;
     char *msg = NULL;
     int rc = SLURM_SUCCESS;
-    bool had;
+    struct write_scope scope = {.computing = NULL};
 
     if (!request || json_object_size (request) == 0)
         goto out;
-    had = actions_write_begin ();
+    write_scope_enter (&scope);
     /* Right after sbatch the agent may not have bound the job yet: bind
      * it now (job write lock held), so the plugins see the update. */
-    if (!bind_ensure (&adapter_instance, job))
+    if (!bind_ensure (&adapter_instance, &scope, job))
         goto out_restore;
     if (jobtap_host_job_update_ex (job->job_id, request, submit_uid, role,
                                    JOBTAP_UPDATE_UNHANDLED_OK, &final,
@@ -208,7 +209,7 @@ static int update_from_modify (job_desc_msg_t *desc,
         xfree (msg);
     }
 out_restore:
-    actions_write_end (had);
+    write_scope_leave (&scope);
 out:
     json_decref (request);
     json_decref (final);
@@ -261,10 +262,11 @@ static int hold_under_shim (job_desc_msg_t *desc,
         return ESLURM_ACCESS_DENIED;
     }
     if (urgency != want) {
-        bool had = actions_write_begin ();
+        struct write_scope scope = {.computing = NULL};
+        write_scope_enter (&scope);
         if (jobtap_host_job_urgency (job->job_id, want) < 0)
             error ("jobtap: %pJ: cannot set urgency %d: %m", job, want);
-        actions_write_end (had);
+        write_scope_leave (&scope);
         info ("jobtap: %pJ: urgency %d by uid %u; %s", job, want, submit_uid,
               job->state_desc);
     }
@@ -278,7 +280,8 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              uint32_t submit_uid,
                              char **err_msg)
 {
-    if (post_update_applying ())
+    struct write_scope *outer = write_scope_current ();
+    if (outer && outer->updating == job->job_id)
         return SLURM_SUCCESS; /* a plugin's own update, made in Slurm */
     if (!slurm_allows_update (desc, job, submit_uid))
         return SLURM_SUCCESS; /* Slurm refuses it next, with its error */

@@ -21,13 +21,6 @@
 /* The most of a refused update the log shows. */
 #define POST_UPDATE_TEXT_MAX 256
 
-static __thread bool applying;
-
-bool post_update_applying (void)
-{
-    return applying;
-}
-
 void post_update_cb (uint64_t id,
                      json_t *updates,
                      const char *plugin,
@@ -92,7 +85,9 @@ static void agree_with_record (job_record_t *job, json_t *updates)
     json_decref (spec);
 }
 
-void post_update_apply (struct adapter_ctx *ctx, const struct action *a)
+void post_update_apply (struct adapter_ctx *ctx,
+                        struct write_scope *scope,
+                        const struct action *a)
 {
     const char *plugin = a->text;
     json_t *updates = json_loads (a->text + strlen (a->text) + 1, 0, NULL);
@@ -119,9 +114,10 @@ void post_update_apply (struct adapter_ctx *ctx, const struct action *a)
     slurm_msg_t_init (&msg);
     msg.msg_type = REQUEST_UPDATE_JOB;
     msg.data = desc;
-    applying = true;
+    uint32_t outer = scope->updating;
+    scope->updating = a->id;
     rc = update_job (&msg, slurm_conf.slurm_user_id, false);
-    applying = false;
+    scope->updating = outer;
     if (rc != SLURM_SUCCESS) {
         /* cut: a plugin's huge value must not flood the log */
         char *text = jobspec_update_value_text (updates,

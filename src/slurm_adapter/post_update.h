@@ -9,7 +9,8 @@
  * The host op queues every update for the agent (never applied inside a
  * hook, where slurmctld is in the middle of its own work on the job); the
  * agent applies it under the job write lock. While it does, the
- * job_modify hook stands aside: the plugins already made the change. */
+ * job_modify hook stands aside (the scope's updating names the job): the
+ * plugins already made the change. */
 #ifndef SLURM_JOBTAP_ADAPTER_POST_UPDATE_H
 #define SLURM_JOBTAP_ADAPTER_POST_UPDATE_H
 
@@ -18,6 +19,7 @@
 #include <jansson.h>
 
 #include "queue.h"
+#include "write_scope.h"
 
 struct adapter_ctx;
 
@@ -28,10 +30,8 @@ void post_update_cb (uint64_t id,
                      void *arg);
 
 /* The agent, job write lock held: apply an A_JOBSPEC_UPDATE. */
-void post_update_apply (struct adapter_ctx *ctx, const struct action *a);
-
-/* Whether this thread is applying a plugin's update (job_modify then
- * lets it through untouched). */
-bool post_update_applying (void);
+void post_update_apply (struct adapter_ctx *ctx,
+                        struct write_scope *scope,
+                        const struct action *a);
 
 #endif
