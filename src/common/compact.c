@@ -291,6 +291,47 @@ static void put_value_direct (struct buf *b, json_t *o, int depth)
     }
 }
 
+int compact_append (json_t *o, char **data, size_t *len, size_t *cap)
+{
+    struct buf b;
+
+    if (!o)
+        return -1;
+    if (*data) {
+        b.data = *data;
+        b.cap = *cap;
+    }
+    else {
+        b.data = b.stack;
+        b.cap = sizeof (b.stack);
+    }
+    b.len = *len;
+    b.failed = 0;
+    put_value (&b, o, 0);
+    if (b.data == b.stack && !b.failed) {
+        char *p = malloc (b.len + 1);
+        if (p)
+            memcpy (p, b.data, b.len);
+        else
+            b.failed = 1;
+        b.data = p;
+        b.cap = b.len + 1;
+    }
+    if (b.failed) {
+        /* grow() keeps the old buffer valid only through realloc failing */
+        if (b.data && b.data != *data && b.data != b.stack)
+            *data = b.data, *cap = b.cap;
+        if (*data)
+            (*data)[*len] = '\0';
+        return -1;
+    }
+    b.data[b.len] = '\0';
+    *data = b.data;
+    *len = b.len;
+    *cap = b.cap;
+    return 0;
+}
+
 char *compact_dumps (json_t *o)
 {
     struct buf b;

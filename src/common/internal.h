@@ -57,6 +57,9 @@ struct runtime *flux_handle_runtime (flux_t *h);
  * thread-safe (it remembers shared subtrees' text): under the runtime
  * lock.  compact_memo_clear lets go of what it remembers. */
 char *compact_dumps (json_t *o);
+/* The same text appended to a growing malloc'd buffer (*data may be
+ * NULL), NUL-terminated. -1 (the buffer as it was) on allocation failure. */
+int compact_append (json_t *o, char **data, size_t *len, size_t *cap);
 void compact_memo_clear (void);
 
 /* builtins.c */

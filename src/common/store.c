@@ -37,59 +37,92 @@ struct store {
     json_t *kept;         /* "<id>" -> entries, until restore takes them */
 };
 
-/* A timestamp to the microsecond, as Flux's eventlogs have them. */
-static void put_time (struct strbuf *b, double t)
+/* The most put_time_at writes. */
+#define TIME_MAX 32
+
+/* A timestamp to the microsecond, as Flux's eventlogs have them, written
+ * at p; returns the end. */
+static char *put_time_at (char *p, double t)
 {
-    if (!(t >= 0 && t < 1e15)) {
-        strbuf_puts (b, "0.0");
-        return;
-    }
+    if (!(t >= 0 && t < 1e15))
+        return memcpy (p, "0.0", 3), p + 3;
     uint64_t us = (uint64_t)(t * 1e6 + 0.5);
-    char frac[8];
-    uint64_t f = us % 1000000;
-    strbuf_put_u64 (b, us / 1000000);
+    uint64_t sec = us / 1000000, f = us % 1000000;
+    char digits[20], *d = digits + sizeof (digits);
+    do {
+        *--d = (char)('0' + sec % 10);
+        sec /= 10;
+    } while (sec);
+    size_t n = (size_t)(digits + sizeof (digits) - d);
+    memcpy (p, d, n);
+    p += n;
+    *p++ = '.';
     for (int i = 6; i >= 1; i--) {
-        frac[i] = (char)('0' + f % 10);
+        p[i - 1] = (char)('0' + f % 10);
         f /= 10;
     }
-    frac[0] = '.';
-    strbuf_put (b, frac, 7);
+    return p + 6;
 }
 
-/* A JSON string; event names are the only text not from compact_dumps. */
-static void put_string (struct strbuf *b, const char *s)
+static void put_time (struct strbuf *b, double t)
+{
+    char *p = strbuf_room (b, TIME_MAX);
+    if (p)
+        strbuf_wrote (b, (size_t)(put_time_at (p, t) - p));
+}
+
+/* A JSON string of len bytes written at p (room for 6 per byte and the
+ * quotes); returns the end. Event names are the only text not from
+ * compact.c. */
+static char *put_string_at (char *p, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
-    strbuf_put (b, "\"", 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    *p++ = '"';
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            strbuf_put (b, e, 2);
+            *p++ = '\\';
+            *p++ = (char)c;
         }
         else if (c < 0x20) {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            strbuf_put (b, u, 6);
+            memcpy (p, "\\u00", 4);
+            p[4] = hex[c >> 4];
+            p[5] = hex[c & 15];
+            p += 6;
         }
         else
-            strbuf_put (b, (const char *)&c, 1);
+            *p++ = (char)c;
     }
-    strbuf_put (b, "\"", 1);
+    *p++ = '"';
+    return p;
 }
 
+/* One entry, {"timestamp":T,"name":N,"context":C}, its head written in
+ * place and the context appended by the compact writer. */
 static void put_entry (struct strbuf *b, const struct event *ev)
 {
-    strbuf_puts (b, "{\"timestamp\":");
-    put_time (b, ev->timestamp);
-    strbuf_puts (b, ",\"name\":");
-    put_string (b, ev->name);
+    static const char ts[] = "{\"timestamp\":", nm[] = ",\"name\":",
+                      cx[] = ",\"context\":";
+    size_t len = strlen (ev->name);
+    char *p = strbuf_room (b, sizeof (ts) + TIME_MAX + sizeof (nm) + 2
+                                  + 6 * len + sizeof (cx));
+    if (!p)
+        return;
+    char *start = p;
+    memcpy (p, ts, sizeof (ts) - 1);
+    p = put_time_at (p + sizeof (ts) - 1, ev->timestamp);
+    memcpy (p, nm, sizeof (nm) - 1);
+    p = put_string_at (p + sizeof (nm) - 1, ev->name, len);
     if (ev->context) {
-        char *c = compact_dumps (ev->context);
-        if (c) {
-            strbuf_puts (b, ",\"context\":");
-            strbuf_puts (b, c);
-            free (c);
-        }
+        memcpy (p, cx, sizeof (cx) - 1);
+        p += sizeof (cx) - 1;
+    }
+    strbuf_wrote (b, (size_t)(p - start));
+    if (ev->context
+        && compact_append (ev->context, &b->data, &b->len, &b->cap) < 0) {
+        /* out of memory: the entry without its context */
+        b->len -= sizeof (cx) - 1;
+        b->data[b->len] = '\0';
     }
     strbuf_put (b, "}", 1);
 }

@@ -31,6 +31,17 @@ static int strbuf_reserve (struct strbuf *b, size_t n)
     return 0;
 }
 
+char *strbuf_room (struct strbuf *b, size_t n)
+{
+    return strbuf_reserve (b, n) == 0 ? b->data + b->len : NULL;
+}
+
+void strbuf_wrote (struct strbuf *b, size_t n)
+{
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
 void strbuf_put (struct strbuf *b, const char *s, size_t n)
 {
     if (strbuf_reserve (b, n) == 0) {

@@ -20,6 +20,10 @@ void strbuf_put (struct strbuf *b, const char *s, size_t n);
 void strbuf_puts (struct strbuf *b, const char *s);
 void strbuf_put_u64 (struct strbuf *b, uint64_t v);
 void strbuf_free (struct strbuf *b);
+/* Room for n more bytes (and the NUL): where to write them, then
+ * strbuf_wrote with how many were; NULL if it cannot grow. */
+char *strbuf_room (struct strbuf *b, size_t n);
+void strbuf_wrote (struct strbuf *b, size_t n);
 
 /* "dir/name" (malloc'd), or NULL. */
 char *store_path (const char *dir, const char *name);

@@ -220,8 +220,47 @@ static void test_memo (void)
     json_decref (shared);
 }
 
+/* compact_append: the same text as compact_dumps, after what the buffer
+ * holds, into a new buffer or one that must grow past the writer's own. */
+static void test_append (void)
+{
+    json_t *small = json_pack ("{s:i s:[s]}", "a", 1, "b", "c");
+    char big[5000];
+    memset (big, 'y', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    json_t *large = json_pack ("{s:s}", "big", big);
+    char *want_small = compact_dumps (small), *want_large = compact_dumps (large);
+    char *data = NULL;
+    size_t len = 0, cap = 0;
+
+    ok (compact_append (small, &data, &len, &cap) == 0 && data
+            && !strcmp (data, want_small) && len == strlen (want_small)
+            && cap > len,
+        "appended to no buffer: a new one with the text");
+    ok (compact_append (large, &data, &len, &cap) == 0 && data
+            && !strncmp (data, want_small, strlen (want_small))
+            && !strcmp (data + strlen (want_small), want_large)
+            && len == strlen (want_small) + strlen (want_large),
+        "appended again: the first text kept, the second after it");
+    ok (compact_append (NULL, &data, &len, &cap) == -1
+            && len == strlen (want_small) + strlen (want_large),
+        "appending NULL fails and leaves the buffer");
+    free (data);
+    data = NULL;
+    len = cap = 0;
+    ok (compact_append (large, &data, &len, &cap) == 0 && data
+            && !strcmp (data, want_large),
+        "a first text larger than the writer's stack buffer");
+    free (data);
+    free (want_small);
+    free (want_large);
+    json_decref (small);
+    json_decref (large);
+}
+
 int main (void)
 {
+    test_append ();
     test_scalars ();
     test_reals_stay_reals ();
     test_strings ();

@@ -367,6 +367,15 @@ static void test_first_run (void)
     isint (jobtap_host_job_state (301), JOBTAP_STATE_SCHED,
            "job 301 goes on to SCHED");
 
+    /* an event name JSON must escape, and a context longer than the
+     * compact writer's first buffer */
+    char big[3001];
+    memset (big, 'x', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    ok (flux_jobtap_event_post_pack (plugin->p, 104, "odd\"name\\\x01",
+                                     "{s:s}", "big", big) == 0,
+        "a plugin posts an oddly named event with a 3000-byte context");
+
     ssize_t n = jobtap_host_store_flush (false);
     ok (n > 0, "flush writes what the jobs recorded");
     ok (stat (path ("state", "journal.1"), &st) == 0 && st.st_size == n,
@@ -393,6 +402,28 @@ static void test_first_run (void)
     }
     ok (lines > 6 && bad == 0,
         "every journal line is a whole JSON object with an id");
+    /* the line of job 104 that has the odd event, as JSON escapes it */
+    const char *odd_text = strstr (text, "\"name\":\"odd\\\"name\\\\\\u0001\"");
+    const char *line = odd_text;
+    while (line && line > text && line[-1] != '\n')
+        line--;
+    l = line ? strndup (line, strcspn (line, "\n")) : NULL;
+    ok (l && !strncmp (l, "{\"id\":104,\"e\":[", 15),
+        "the odd event is escaped in job 104's line");
+    o = l ? json_loads (l, 0, NULL) : NULL;
+    json_t *odd = json_array_get (json_object_get (o, "e"), 0);
+    const char *big_back = NULL;
+    json_unpack (odd, "{s:{s:s}}", "context", "big", &big_back);
+    is (json_string_value (json_object_get (odd, "name")), "odd\"name\\\x01",
+        "the odd event name reads back as it was posted");
+    ok (big_back && !strcmp (big_back, big), "and its whole context");
+    ok (json_is_real (json_object_get (odd, "timestamp"))
+            && l && strstr (l, "\"timestamp\":")
+            && strchr (strstr (l, "\"timestamp\":"), '.')
+                   == strstr (l, ",\"name\"") - 7,
+        "its timestamp has six decimals");
+    json_decref (o);
+    free (l);
     free (text);
 
     kept_log_100 = info_get (100, "eventlog");
