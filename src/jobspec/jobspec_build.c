@@ -339,6 +339,11 @@ static void slurm_rare (json_t *slurm, const struct jobspec_fields *f)
                  jobspec_mail_type_text (f->mail_type, mail, sizeof (mail))));
         set_str (slurm, "mail_user", f->mail_user);
     }
+    set_str (slurm, "array", f->array);
+    if (f->array_job_id != 0) {
+        set (slurm, "array_job_id", json_integer (f->array_job_id));
+        set (slurm, "array_task_id", json_integer (f->array_task_id));
+    }
 }
 
 /* Whether any of slurm_rare's fields is set. */
@@ -347,7 +352,8 @@ static bool has_rare (const struct jobspec_fields *f)
     /* one test of them all ORed, not a branch each */
     return ((uintptr_t)f->admin_comment | (uintptr_t)f->tres_per_socket |
             (uintptr_t)f->cpus_per_tres | (uintptr_t)f->mem_per_tres |
-            f->mem_per | f->time_min | f->exclusive | f->mail_type) != 0 ||
+            (uintptr_t)f->array | f->array_job_id | f->mem_per | f->time_min |
+            f->exclusive | f->mail_type) != 0 ||
            f->max_nodes > f->nodes;
 }
 

@@ -68,6 +68,9 @@ struct jobspec_fields {
     int32_t nice;       /* signed nice value; 0 = unset */
     char *const *argv;  /* the batch script and its arguments */
     uint32_t argc;
+    const char *array;      /* a job array's tasks, "1-4%2"; NULL = none */
+    uint32_t array_job_id;  /* an array task's array; 0 = not a task */
+    uint32_t array_task_id; /* with array_job_id */
 };
 
 /* The jobspec of a job.  New reference, or NULL when out of memory.  Parts

@@ -41,7 +41,8 @@ void jobopts_usage (FILE *f)
         "  --cpus-per-gpu=N        --gpus-per-socket=N   --begin=now+N[unit]\n"
         "  --exclusive[=user|mcs|topo]                   -o, --output=PATH\n"
         "  -e, --error=PATH        --mail-type=LIST      --mail-user=ADDR\n"
-        "  --setattr=KEY[=VALUE]   (as with spank_jobtap.so)\n"
+        "  -a, --array=TASKS       --setattr=KEY[=VALUE] (as with "
+        "spank_jobtap.so)\n"
         "  -H, --hold (urgency 0)  --urgency=N           --uid=N\n"
         "  --id=N (job id to use)\n"
         "What Slurm fills in for a job that gives none:\n"
@@ -254,6 +255,7 @@ static const struct option longopts[] = {
     {"script", required_argument, NULL, 'f'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
+    {"array", required_argument, NULL, 'a'},
     {"nodes", required_argument, NULL, 'N'},
     {"ntasks", required_argument, NULL, 'n'},
     {"cpus-per-task", required_argument, NULL, 'c'},
@@ -299,7 +301,7 @@ static const struct option longopts[] = {
 };
 
 /* -c is cpus-per-task as in sbatch, so the config is -C/--config. */
-static const char *shortopts = "+C:f:vhN:n:c:t:p:A:J:d:D:G:L:q:Ho:e:";
+static const char *shortopts = "+C:f:vha:N:n:c:t:p:A:J:d:D:G:L:q:Ho:e:";
 
 static int bad (const char *what, const char *arg)
 {
@@ -483,6 +485,9 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
         break;
     case 'q':
         f->qos = optarg;
+        break;
+    case 'a':
+        f->array = optarg;
         break;
     case OPT_RESV:
         f->reservation = optarg;

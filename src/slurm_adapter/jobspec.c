@@ -7,6 +7,7 @@
  * jobspec_apply.c.  docs/jobspec.md documents the mapping. */
 #include <config.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
@@ -153,6 +154,9 @@ void jobspec_fields_from_desc (const job_desc_msg_t *restrict d,
     f->nice = signed_nice (d->nice);
     f->argv = d->argv;
     f->argc = d->argc;
+    f->array = d->array_inx;
+    f->array_job_id = 0; /* a submission is the array, not a task */
+    f->array_task_id = 0;
 }
 
 void jobspec_fields_from_record (const job_record_t *j,
@@ -214,6 +218,27 @@ void jobspec_fields_from_record (const job_record_t *j,
         f->mail_type = j->mail_type;
         f->mail_user = j->mail_user;
     }
+    /* A task split off its array, or the last task (the array's own
+     * record); the array's record while it holds tasks is the array
+     * (its pending tasks: jobspec_from_record). */
+    if (j->array_task_id != NO_VAL && j->array_job_id != 0) {
+        f->array_job_id = j->array_job_id;
+        f->array_task_id = j->array_task_id;
+    }
+}
+
+/* An array's record with tasks still pending in it: those tasks, as
+ * Slurm formats them ("1-3,5"), and its throttle ("%2"). NULL for any
+ * other record. */
+static const char *array_tasks (const job_record_t *j, char *buf, size_t size)
+{
+    const job_array_struct_t *a = j->array_recs;
+    if (j->array_task_id != NO_VAL || !a || !a->task_id_bitmap || size < 16)
+        return NULL;
+    bit_fmt (buf, (int)size - 12, a->task_id_bitmap);
+    if (a->max_run_tasks)
+        snprintf (buf + strlen (buf), 12, "%%%u", a->max_run_tasks);
+    return buf;
 }
 
 /* The user's --setattr attributes (spank_jobtap.so puts them in the
@@ -263,8 +288,10 @@ json_t *jobspec_from_record (const job_record_t *job)
     const char *setattr =
         jobspec_setattr_find (job->spank_job_env, job->spank_job_env_size);
     char *errmsg = NULL;
+    char tasks[4096];
 
     jobspec_fields_from_record (job, &f);
+    f.array = array_tasks (job, tasks, sizeof (tasks));
     json_t *spec = jobspec_build (&f);
     if (setattr) {
         merge_setattr (spec, setattr, &errmsg);

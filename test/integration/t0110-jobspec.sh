@@ -79,5 +79,22 @@ for pair in "$a:2 same-a" "$b:2 same-b" "$c:1 other"; do
 	is "$rec" "$sub" "... the same jobspec from its record"
 done
 
+# A job array: its tasks as asked, at submit; a task Slurm splits off to
+# run it, its array and index (as jobspec_from_record gives them). The
+# node is cleared first so the tasks run one by one (%1).
+scancel "$first" "$id" "$id2" "$a" "$b" "$c" 2>/dev/null
+arr=$(sbatch --parsable -o /dev/null --array=1-3%1 -t 1 -J arr --wrap 'sleep 1')
+cluster_wait_for 10 sh -c "grep -q 'jobspec of a submission by uid 0: .*\"arr\"' '$CLUSTER_DIR/log/slurmctld.log'"
+sub=$(cluster_log | sed -n 's/.*jobtap: jobspec of a submission by uid 0: //p' | grep '"arr"')
+slurm_attr() { python3 -c 'import json,sys; d=json.loads(sys.argv[1])["attributes"]["system"]["slurm"]; print(json.dumps([d.get(k) for k in sys.argv[2:]]))' "$@"; }
+is "$(slurm_attr "$sub" array array_job_id array_task_id)" '["1-3%1", null, null]' \
+	"sbatch --array=1-3%1: attributes.system.slurm.array as asked, no task index"
+for t in 1 2; do
+	cluster_wait_for 60 sh -c "grep -q 'jobspec from record .*\"array_job_id\":$arr,\"array_task_id\":$t' '$CLUSTER_DIR/log/slurmctld.log'"
+	task=$(cluster_log | sed -n "s/.*jobspec from record \(.*\"array_job_id\":$arr,\"array_task_id\":$t.*\)/\1/p" | head -n 1)
+	is "$(slurm_attr "$task" array array_job_id array_task_id)" "[null, $arr, $t]" \
+		"task $t, split off to run: its array's id and its index"
+done
+
 cluster_finish
 done_testing

@@ -49,6 +49,8 @@ same -d "$first" --constraint='a|b' --nice
 same -N 1-2 -n 2 -t 10 --time-min=2 --mem=100 --mail-type=END,FAIL --mail-user=ops@example.com
 same -n 2 --mem-per-cpu=50 --mail-type=begin -e err.txt --exclusive=user
 same -N 1 -D sub/dir -e err.txt --exclusive --mem-per-cpu=0
+same --array=1-4%2 -n 1
+same -a 0,3,5-7 -t 5
 
 cluster_finish
 done_testing

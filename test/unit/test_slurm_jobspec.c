@@ -277,6 +277,71 @@ static void test_record (void)
     xfree (want);
 }
 
+/* Job arrays: the submission carries its tasks as asked; a record the
+ * pending tasks it still holds; a task its array and index. */
+static void test_arrays (void)
+{
+    job_desc_msg_t d;
+    job_record_t j;
+    jobtap_job_details_t det;
+    job_array_struct_t a;
+
+    desc_init (&d);
+    d.array_inx = "1-4%2";
+    like (dump (jobspec_from_desc_parts (&d, &parts)),
+          "\"slurm\":\\{\"array\":\"1-4%2\"\\}",
+          "sbatch --array=1-4%%2: attributes.system.slurm.array as given");
+
+    memset (&j, 0, sizeof (j));
+    memset (&det, 0, sizeof (det));
+    memset (&a, 0, sizeof (a));
+    j.details = &det;
+    j.job_id = 7;
+    j.array_job_id = 7;
+    j.array_task_id = NO_VAL;
+    j.array_recs = &a;
+    det.orig_cpus_per_task = NO_VAL16;
+    det.ntasks_per_node = NO_VAL16;
+    det.nice = NICE_OFFSET;
+    a.task_id_bitmap = bit_alloc (8);
+    bit_nset (a.task_id_bitmap, 1, 3);
+    bit_set (a.task_id_bitmap, 5);
+    a.max_run_tasks = 2;
+    const char *meta = dump (jobspec_from_record (&j));
+    like (meta, "\"slurm\":\\{\"array\":\"1-3,5%2\"\\}",
+          "the array's record: its pending tasks and throttle");
+    ok (!strstr (meta, "array_job_id"), "and no task index");
+    a.max_run_tasks = 0;
+    like (dump (jobspec_from_record (&j)), "\"array\":\"1-3,5\"",
+          "no throttle: no %%");
+
+    /* split off: a new id, the array's id and its index */
+    j.job_id = 9;
+    j.array_task_id = 4;
+    j.array_recs = NULL;
+    const char *task = dump (jobspec_from_record (&j));
+    like (task, "\"array_job_id\":7", "a task: attributes.system.slurm.array_job_id");
+    like (task, "\"array_task_id\":4", "and .array_task_id");
+    ok (!strstr (task, "\"array\""), "and no task list");
+
+    /* the last task is the array's own record */
+    j.job_id = 7;
+    j.array_task_id = 0;
+    j.array_recs = &a;
+    bit_clear_all (a.task_id_bitmap);
+    FREE_NULL_BITMAP (a.task_id_bitmap);
+    const char *last = dump (jobspec_from_record (&j));
+    like (last, "\"array_job_id\":7,\"array_task_id\":0",
+          "the last task (task 0) keeps the array's id");
+    ok (!strstr (last, "\"array\""), "and has no task list");
+
+    j.array_job_id = 0;
+    j.array_task_id = NO_VAL;
+    j.array_recs = NULL;
+    ok (!strstr (dump (jobspec_from_record (&j)), "array"),
+        "a plain job has none of them");
+}
+
 static void test_apply (void)
 {
     job_desc_msg_t d;
@@ -620,6 +685,7 @@ int main (void)
     test_tres_per_task_cpu ();
     test_attributes ();
     test_record ();
+    test_arrays ();
     test_wider ();
     test_every_field ();
     test_apply ();
