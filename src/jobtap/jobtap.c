@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "array_task.h"
 #include "control_proto.h"
 #include "job_print.h"
 #include "control_munge.h"
@@ -42,7 +43,8 @@ static const char *usage_text =
     "  query NAME                     a plugin's plugin.query, as JSON\n"
     "  rpc TOPIC [JSON|-]             call a plugin's service (payload from\n"
     "                                 the argument or stdin)\n"
-    "  job ID [--json]                a job as jobtap sees it\n"
+    "  job ID [--json]                a job as jobtap sees it (ID: a job\n"
+    "                                 id, or ARRAYID_TASKID as squeue shows it)\n"
     "  status [--json]                the jobtap.conf in use and the last\n"
     "                                 reload (exit 1 if it was refused)\n"
     "The socket: --socket, $JOBTAP_CONTROL_SOCKET, control-socket in\n"
@@ -340,7 +342,12 @@ static int cmd_job (const struct endpoint *ep, int argc, char **argv)
         usage_error ("job needs one job ID");
     errno = 0;
     unsigned long long id = strtoull (argv[1], &end, 10);
-    if (errno || end == argv[1] || *end || argv[1][0] == '-')
+    if (array_task_syntax (argv[1])) {
+        char err[600];
+        if (array_task_record_id (argv[1], &id, err, sizeof (err)) < 0)
+            die ("job %s: %s", argv[1], err);
+    }
+    else if (errno || end == argv[1] || *end || argv[1][0] == '-')
         usage_error ("job: %s is not a job ID", argv[1]);
     snprintf (what, sizeof (what), "job %llu", id);
     json_t *o = call (ep,

@@ -95,6 +95,14 @@ for t in 1 2; do
 	is "$(slurm_attr "$task" array array_job_id array_task_id)" "[null, $arr, $t]" \
 		"task $t, split off to run: its array's id and its index"
 done
+# jobtap job takes the task as squeue names it
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+rec1=$(squeue -h -t all -j "${arr}_1" -o %A)
+is "$("$jobtap" job "${arr}_1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')" \
+	"$rec1" "jobtap job ${arr}_1 is the job of task 1's own record"
+out=$("$jobtap" job "${arr}_9" 2>&1)
+is "$? $out" "1 jobtap: job ${arr}_9: squeue does not know job ${arr}_9" \
+	"a task the array does not have: an error, exit 1"
 
 cluster_finish
 done_testing
