@@ -37,6 +37,16 @@ is "$(first "$out")" "sbatch: error: queue short: a time limit is required (at m
 	"no time limit in short (MaxTime=INFINITE): rejected"
 out=$(srun -p short -t 120 true 2>&1)
 is "$(first "$out")" "srun: error: queue short: duration 7200s exceeds the limit of 3600s" "srun gets the same message"
+# A heterogeneous job is refused as one when a policy refuses one of its
+# components: Slurm names the component (its offset) before the message,
+# and creates none of them.
+script=$CLUSTER_DIR/het.sh
+printf '#!/bin/sh\ntrue\n' >"$script"
+before=$(squeue -h -t all | wc -l)
+out=$(sbatch -p short -t 10 -o /dev/null : -p short -t 120 "$script" 2>&1)
+is "$? $(first "$out")" "1 sbatch: error: 1: queue short: duration 7200s exceeds the limit of 3600s" \
+	"a hetjob whose second component breaks a limit: refused, the policy's message"
+is "$(squeue -h -t all | wc -l)" "$before" "and no component of it is left"
 out=$(sbatch -p batch -t 2-0 -o /dev/null --wrap true 2>&1)
 is "$(first "$out")" "sbatch: error: queue batch: duration 172800s exceeds the limit of 86400s" "batch has its own limit"
 
