@@ -164,10 +164,12 @@ static uint32_t site_factor_for (int64_t priority)
  * it resets the reason only afterwards), so the value is always set there;
  * elsewhere a held job is left alone. */
 static void apply_priority (struct adapter_ctx *ctx,
+                            const struct write_scope *scope,
                             job_record_t *job,
-                            int64_t priority,
-                            bool computing)
+                            int64_t priority)
 {
+    bool computing = job == scope->computing;
+
     if (!IS_JOB_PENDING (job) || priority < 0)
         return;
     if (!computing && job->priority == 0)
@@ -186,7 +188,7 @@ static void apply_priority (struct adapter_ctx *ctx,
                                     HOLD_PREFIX "priority 0",
                                     sizeof (HOLD_PREFIX "priority 0"));
             else
-                actions_hold (job, HOLD_PREFIX "priority 0", true);
+                actions_hold (job, HOLD_PREFIX "priority 0", !scope->computing);
             return;
         }
         job->priority = priority > UINT32_MAX ? UINT32_MAX : priority;
@@ -204,10 +206,10 @@ static void apply_priority (struct adapter_ctx *ctx,
 }
 
 void actions_site_factor_priority (struct adapter_ctx *ctx,
-                                   job_record_t *job,
+                                   const struct write_scope *scope,
                                    int64_t priority)
 {
-    apply_priority (ctx, job, priority, true);
+    apply_priority (ctx, scope, scope->computing, priority);
 }
 
 static void cancel_job (job_record_t *job, const char *type, const char *note)
@@ -264,7 +266,7 @@ void actions_apply (struct adapter_ctx *ctx,
             actions_release (ctx, job);
         break;
     case A_PRIORITY:
-        apply_priority (ctx, job, a->priority, job == scope->computing);
+        apply_priority (ctx, scope, job, a->priority);
         break;
     case A_CANCEL:
         cancel_job (job, a->text, a->text + strlen (a->text) + 1);

@@ -46,10 +46,10 @@ void actions_apply (struct adapter_ctx *ctx,
                     struct write_scope *scope,
                     const struct action *a);
 
-/* Put the jobtap priority into the job from inside site_factor_p_set,
- * where slurmctld computes the job's priority right after. */
+/* Put the jobtap priority into the job whose priority site_factor_p_set
+ * computes (the scope's), where slurmctld sets it right after. */
 void actions_site_factor_priority (struct adapter_ctx *ctx,
-                                   job_record_t *job,
+                                   const struct write_scope *scope,
                                    int64_t priority);
 
 /* Whether the job is held by the shim (priority 0, HOLD_PREFIX reason). */

@@ -49,7 +49,7 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
         }
     }
     if (priority >= 0)
-        actions_site_factor_priority (ctx, job, priority);
+        actions_site_factor_priority (ctx, &scope, priority);
     write_scope_leave (&scope);
 }
 

@@ -281,7 +281,7 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                              char **err_msg)
 {
     struct write_scope *outer = write_scope_current ();
-    if (outer && outer->updating == job->job_id)
+    if (outer && outer->plugin_update)
         return SLURM_SUCCESS; /* a plugin's own update, made in Slurm */
     if (!slurm_allows_update (desc, job, submit_uid))
         return SLURM_SUCCESS; /* Slurm refuses it next, with its error */

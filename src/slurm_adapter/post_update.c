@@ -114,10 +114,9 @@ void post_update_apply (struct adapter_ctx *ctx,
     slurm_msg_t_init (&msg);
     msg.msg_type = REQUEST_UPDATE_JOB;
     msg.data = desc;
-    uint32_t outer = scope->updating;
-    scope->updating = a->id;
+    scope->plugin_update = true;
     rc = update_job (&msg, slurm_conf.slurm_user_id, false);
-    scope->updating = outer;
+    scope->plugin_update = false;
     if (rc != SLURM_SUCCESS) {
         /* cut: a plugin's huge value must not flood the log */
         char *text = jobspec_update_value_text (updates,

@@ -9,8 +9,8 @@
  * The host op queues every update for the agent (never applied inside a
  * hook, where slurmctld is in the middle of its own work on the job); the
  * agent applies it under the job write lock. While it does, the
- * job_modify hook stands aside (the scope's updating names the job): the
- * plugins already made the change. */
+ * job_modify hook stands aside (the scope's plugin_update): the plugins
+ * already made the change. */
 #ifndef SLURM_JOBTAP_ADAPTER_POST_UPDATE_H
 #define SLURM_JOBTAP_ADAPTER_POST_UPDATE_H
 

@@ -15,6 +15,7 @@
 #ifndef SLURM_JOBTAP_ADAPTER_WRITE_SCOPE_H
 #define SLURM_JOBTAP_ADAPTER_WRITE_SCOPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "src/slurmctld/slurmctld.h"
@@ -25,9 +26,10 @@ struct write_scope {
      * cancel of it goes to the agent (fence.h), and Slurm's dependency
      * test (assoc_mgr locks the caller may hold) is left to the sweep. */
     job_record_t *computing;
-    /* The job whose plugin update the agent is making through update_job
-     * (post_update.c), or 0: job_modify lets that one through. */
-    uint32_t updating;
+    /* The agent is making a plugin's update through update_job
+     * (post_update.c): job_modify lets it through, for every record
+     * update_job changes (an array's tasks too). */
+    bool plugin_update;
     /* Actions applied to job records in this scope: the agent asks for a
      * scheduler pass after any. */
     unsigned applied;
