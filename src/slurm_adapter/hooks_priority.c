@@ -33,7 +33,6 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
 {
     struct adapter_ctx *ctx = &adapter_instance;
     int64_t priority;
-
     struct write_scope scope = {.computing = job};
 
     write_scope_enter (&scope);

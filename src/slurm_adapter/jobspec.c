@@ -232,12 +232,14 @@ void jobspec_fields_from_record (const job_record_t *j,
  * other record. */
 static const char *array_tasks (const job_record_t *j, char *buf, size_t size)
 {
+    enum { THROTTLE_ROOM = 12 }; /* '%', up to 10 digits, the NUL */
     const job_array_struct_t *a = j->array_recs;
-    if (j->array_task_id != NO_VAL || !a || !a->task_id_bitmap || size < 16)
+    if (j->array_task_id != NO_VAL || !a || !a->task_id_bitmap
+        || size <= THROTTLE_ROOM)
         return NULL;
-    bit_fmt (buf, (int)size - 12, a->task_id_bitmap);
+    bit_fmt (buf, (int)(size - THROTTLE_ROOM), a->task_id_bitmap);
     if (a->max_run_tasks)
-        snprintf (buf + strlen (buf), 12, "%%%u", a->max_run_tasks);
+        snprintf (buf + strlen (buf), THROTTLE_ROOM, "%%%u", a->max_run_tasks);
     return buf;
 }
 
