@@ -97,8 +97,14 @@ void job_sync_host (struct job *job)
      * taken as a priority to schedule by */
     bool urgency_hold = job->state == FLUX_JOB_STATE_SCHED
                         && job->urgency == FLUX_JOB_URGENCY_HOLD;
-    if (urgency_hold != job->reported_urgency_hold)
-        report_urgency_hold (job, urgency_hold);
+    /* Leaving SCHED (started, or ended) lifts nothing: only raising the
+     * urgency of a job still in SCHED is a release. */
+    if (urgency_hold != job->reported_urgency_hold) {
+        if (urgency_hold || job->state == FLUX_JOB_STATE_SCHED)
+            report_urgency_hold (job, urgency_hold);
+        else
+            job->reported_urgency_hold = false;
+    }
     if (job->state == FLUX_JOB_STATE_SCHED
         && job->priority != job->reported_priority) {
         job->reported_priority = job->priority;

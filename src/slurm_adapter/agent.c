@@ -47,7 +47,10 @@ static void sweep_jobs (void)
         else if (state >= JOBTAP_STATE_CLEANUP) {
             /* done, or waiting for its epilogs */
         }
-        else if (IS_JOB_FINISHED (job) || IS_JOB_COMPLETING (job)) {
+        else if (IS_JOB_FINISHED (job)
+                 || (IS_JOB_COMPLETING (job) && !IS_JOB_PENDING (job))) {
+            /* (pending and completing: requeued, its processes still
+             * ending; the epilog hook already gave it its new start) */
             if (job->nodes && job->nodes[0] && state == JOBTAP_STATE_SCHED)
                 bind_run (job);
             bind_finish (id, job);

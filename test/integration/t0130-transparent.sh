@@ -15,7 +15,8 @@ ex=$(cd "$(dirname "$0")/../../conf/examples" && pwd)
 # Both modes compute priorities the same way (sprio needs multifactor).
 conf="PriorityType=priority/multifactor
 PriorityWeightAge=1000
-PriorityMaxAge=1-0"
+PriorityMaxAge=1-0
+KillWait=5"
 
 # Job ids and times differ from run to run: compare their shape. salloc's
 # lines on how its end raced the controller's vary run to run with Slurm
@@ -76,6 +77,15 @@ observe() {
 	sleep 3
 	echo "3 s later: $(state "$run" '%T %r %Q')"
 	scancel "$run"
+
+	# The same with a job that ignores SIGTERM: pending and still
+	# completing for KillWait, while the shim's periodic passes run.
+	run=$(sbatch --parsable -n1 -o /dev/null --wrap "trap '' TERM; sleep 120")
+	wait_state "$run" RUNNING
+	scontrol requeuehold "$run"
+	wait_state "$run" PENDING 60
+	echo "slow requeuehold: $(state "$run" '%T %r %Q')"
+	scancel "$run"
 }
 
 run_mode() {
@@ -92,8 +102,13 @@ results=$(mktemp -d)
 
 run_mode slurm --no-jobtap --conf "$conf"
 
+# the shim's periodic passes every second, so that one comes while a
+# requeued job is still completing
+period='[slurm-jobtap]
+reprioritize-period = 1
+'
 none=$(mktemp)
-printf '[job-manager]\nplugins = []\n' >"$none"
+printf '[job-manager]\nplugins = []\n%s' "$period" >"$none"
 run_mode none --jobtap-conf "$none" --conf "$conf"
 
 policies=$(mktemp)
@@ -104,6 +119,7 @@ plugins = [
   { load = "$ex/priority.lua", conf = { urgency-weight = 1000, core-weight = 10 } },
   { load = "$ex/max-running.lua", conf = { max-running = 10 } },
 ]
+$period
 TOML
 run_mode policies --jobtap-conf "$policies" --conf "$conf"
 rm -f "$none" "$policies"
@@ -114,6 +130,8 @@ like "$(grep '^impossible memory' "$results/slurm")" 'exit 1: .*Requested node c
 	"Slurm alone refuses an impossible --mem at submit"
 like "$(grep '^srun --immediate' "$results/slurm")" 'exit 0' "Slurm alone runs srun --immediate on an idle node"
 like "$(grep '^sprio at once' "$results/slurm")" ': 1 line' "Slurm alone: sprio lists a job at once"
+is "$(grep '^slow requeuehold' "$results/slurm")" 'slow requeuehold: PENDING job requeued in held state 0' \
+	"Slurm alone: a job requeued held while it is still ending stays held"
 
 for mode in none policies; do
 	while IFS= read -r want; do

@@ -88,11 +88,18 @@ static void log_sink (int level, const char *msg, void *arg)
     snprintf (last_log, sizeof (last_log), "%s", msg);
 }
 
+static void op_urgency_hold (uint64_t id, bool held, void *arg)
+{
+    (void)arg;
+    act ("urgency-hold %ju %s", (uintmax_t)id, held ? "held" : "lifted");
+}
+
 static const struct jobtap_host_ops ops = {
     .hold = op_hold,
     .release = op_release,
     .set_priority = op_set_priority,
     .cancel = op_cancel,
+    .urgency_hold = op_urgency_hold,
     .jobspec_update = op_jobspec_update,
     .keep_eventlog = true,
 };
@@ -433,7 +440,9 @@ static void test_post_effects (void)
     reprioritize_one (job, 10);
     isint (job->priority, FLUX_JOB_PRIORITY_MAX,
            "urgency 31: the highest priority");
-    is (actions, "priority 71 0; priority 71 4294967295",
+    is (actions,
+        "urgency-hold 71 held; priority 71 0; urgency-hold 71 lifted; "
+        "priority 71 4294967295",
         "each change told to the host");
 
     rt.ops.event = op_event;
@@ -475,6 +484,28 @@ static void test_post_effects (void)
         "hold 73 jobtap: wait-for-it; hold 73 jobtap: priority unavailable",
         "the hold's reason changes");
     json_decref (ctx);
+    job_forget (job);
+
+    /* urgency 0 in SCHED is the user's hold; raising the urgency lifts
+     * it, but a held job that leaves SCHED (the scheduler started it, or
+     * it was cancelled) lifts nothing */
+    job = core_job_in_table (&rt, 75, FLUX_JOB_STATE_SCHED);
+    job->urgency = FLUX_JOB_URGENCY_HOLD;
+    actions[0] = '\0';
+    reprioritize_one (job, 0);
+    is (actions, "urgency-hold 75 held; priority 75 0",
+        "urgency 0 in SCHED: held, then priority 0");
+    actions[0] = '\0';
+    job->urgency = FLUX_JOB_URGENCY_DEFAULT;
+    reprioritize_one (job, 16);
+    is (actions, "urgency-hold 75 lifted; priority 75 16",
+        "urgency raised in SCHED: the hold is lifted");
+    job->urgency = FLUX_JOB_URGENCY_HOLD;
+    reprioritize_one (job, 0);
+    actions[0] = '\0';
+    event_post (job, "alloc", NULL);
+    isint (job->state, FLUX_JOB_STATE_RUN, "alloc: RUN");
+    is (actions, "", "a held job that starts lifts no hold");
     job_forget (job);
 
     /* a jobspec update on a known job is told to the host */
