@@ -30,12 +30,14 @@ static void notify_event (struct job *job, struct event *ev)
         rt->ops.event (job->id, entry, rt->ops_arg);
 }
 
-static void fatal_cancel (struct job *job, json_t *context)
+/* A fatal exception a plugin raised: the scheduler is asked to end the
+ * job (one it reported itself needs no asking). */
+static void fatal_cancel (struct job *job, const struct event *ev)
 {
     struct runtime *rt = job->rt;
-    const char *type = json_string_value (json_object_get (context, "type"));
-    const char *note = json_string_value (json_object_get (context, "note"));
-    if (job_is_bound (job) && !job->host_event && rt->ops.cancel)
+    const char *type = json_string_value (json_object_get (ev->context, "type"));
+    const char *note = json_string_value (json_object_get (ev->context, "note"));
+    if (job_is_bound (job) && !ev->from_host && rt->ops.cancel)
         rt->ops.cancel (job->id,
                        type ? type : "exception",
                        note ? note : "",
@@ -125,7 +127,7 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
     json_t *entry;
 
     if (ev->kind == EV_EXCEPTION && new_state != prev_state)
-        fatal_cancel (job, context);
+        fatal_cancel (job, ev);
     if (ev->kind == EV_JOBSPEC_UPDATE && job_is_bound (job)
         && !job->quiet_update && rt->ops.jobspec_update) {
         /* flushed after a stack call, or posted by the plugin running */
@@ -211,9 +213,13 @@ static int event_post_kind (struct job *job,
         .name = kind >= 0 ? event_name (kind) : name,
         .context = json_incref (context),
         .timestamp = now (),
+        .from_host = job->host_event,
     };
     struct qentry *q;
     int rc = 0;
+
+    /* (what the callbacks of this event post is the plugins') */
+    job->host_event = false;
 
     if (job->busy) {
         /* deferred until the current event's callbacks return */

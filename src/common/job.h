@@ -47,6 +47,7 @@ struct event {
     json_t *context;     /* held; may be NULL */
     double timestamp;
     json_t *entry;       /* held once built (event_entry_of) */
+    bool from_host;      /* posted by the scheduler, not by a plugin */
 };
 
 struct qentry {
@@ -100,7 +101,9 @@ struct job {
     struct job_aux *aux;
     struct sub *subs;
     bool busy;                /* its events are being applied */
-    bool host_event;          /* event comes from the scheduler */
+    bool host_event;          /* the next event posted comes from the
+                                 scheduler (events its callbacks post
+                                 do not) */
     bool quiet_update;        /* don't notify jobspec_update */
     struct jt_plugin *update_origin; /* whose updates are being flushed */
     char *hold_reason;        /* what we told ops->hold, NULL if not held */

@@ -109,6 +109,24 @@ like "$(scontrol show job "$id")" "Reason=jobtap:_prolog_lifecycle_failed:_statu
 like "$(seen "$id")" '"end":"exception prolog"' "plugins saw cleanup come from a prolog exception, as in Flux"
 unlike "$(squeue -h -t all -j "$id" -o %S)" "N/A" "the job never launched its script"
 
+# A fatal exception a plugin raises in job.state.run ends the job before
+# Slurm launches it (flux-core's perilog-test prolog-exception), without a
+# prolog and with one the plugin started first (its timer finishes it).
+for with in "" prolog-seconds=2; do
+	what=${with:+with a prolog}
+	what=${what:-without a prolog}
+	"$jobtap" remove lifecycle.so >/dev/null && "$jobtap" load "$plugin" raise-at-run=true $with >/dev/null
+	id=$(sbatch --parsable -o /dev/null -t 5 --wrap 'sleep 30')
+	cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q CANCELLED"
+	is "$(state "$id")" CANCELLED "an exception raised at run, $what: the job ends CANCELLED"
+	like "$(scontrol show job "$id")" "Reason=jobtap:_exception_probe:_raised_at_run" \
+		"... with the exception as its reason"
+	is "$(grep -c "Launching batch job $id " "$CLUSTER_DIR/log/slurmd.log")" 0 "... and was never launched"
+	cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q inactive"
+	is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" "... and goes inactive in jobtap"
+	like "$(seen "$id")" '"end":"exception probe"' "... its cleanup from the exception, as in Flux"
+done
+
 # Timers on the reactor: a prolog a timer finishes after 3 s delays the
 # start by about that; a dependency a timer removes after 2 s holds the
 # job that long.

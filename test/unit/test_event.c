@@ -666,6 +666,38 @@ static void test_unsubscribe_then_fail (void)
     plugin_retire (&rt, jt);
 }
 
+/* A fatal exception a plugin raises in the callbacks of an event the
+ * scheduler posted (job.state.run, after the host's alloc) is the
+ * plugin's: the host is asked to end the job, as for any other. */
+static int cb_raise_at_run (flux_plugin_t *p,
+                            const char *topic,
+                            flux_plugin_arg_t *args,
+                            void *arg)
+{
+    (void)topic;
+    (void)args;
+    (void)arg;
+    return flux_jobtap_raise_exception (p, FLUX_JOBTAP_CURRENT_JOB, "probe",
+                                        0, "raised at run");
+}
+
+static void test_exception_in_host_event (void)
+{
+    struct jt_plugin *jt = core_plugin_make (&rt, "raiser");
+    struct job *job = core_job_in_table (&rt, 95, FLUX_JOB_STATE_SCHED);
+
+    flux_plugin_add_handler (jt->p, "job.state.run", cb_raise_at_run, NULL);
+    actions[0] = '\0';
+    ok (event_post_host (job, "alloc", NULL) == 0, "the host posts alloc");
+    isint (job->state, FLUX_JOB_STATE_CLEANUP,
+           "the exception raised in job.state.run: CLEANUP");
+    is (actions, "cancel 95 probe raised at run",
+        "the host is asked to cancel the job");
+    ok (!job->host_event, "the host's mark is gone with its event");
+    job_forget (job);
+    plugin_retire (&rt, jt);
+}
+
 int main (void)
 {
     rt.ops = ops;
@@ -680,6 +712,7 @@ int main (void)
     test_post_effects ();
     test_stack_calls ();
     test_unsubscribe_then_fail ();
+    test_exception_in_host_event ();
 
     jobs_free_all (&rt);
     free (rt.stack);

@@ -9,6 +9,10 @@
  *          "hold-seconds": N,    a dependency a timer removes after N s
  *          "hold-urgency": bool, urgency 0 at depend (flux-core's
  *                                submit-hold)
+ *          "raise-at-run": bool, a fatal exception (type "probe") raised
+ *                                in job.state.run, after the prolog
+ *                                started (flux-core's perilog-test
+ *                                prolog-exception)
  *          "at-new": {key: value}} jobspec updates made at job.new
  *   job.new of a job restored in RUN with its prolog active (a restart)
  *   starts the prolog-seconds timer again: a plugin's timers are not
@@ -36,7 +40,7 @@
 
 static bool want_prolog, want_epilog;
 static double prolog_seconds, hold_seconds;
-static bool hold_urgency;
+static bool hold_urgency, raise_at_run;
 static json_t *at_new; /* jobspec updates made at job.new, or NULL */
 
 /* A timer on the reactor for one job: finishes its prolog, or removes the
@@ -125,6 +129,10 @@ static int state_cb (flux_plugin_t *p,
             && flux_jobtap_prolog_start (p, "lifecycle") < 0)
             return -1;
         if (prolog_seconds > 0 && start_timer (p, id, prolog_seconds, true) < 0)
+            return -1;
+        if (raise_at_run
+            && flux_jobtap_raise_exception (p, FLUX_JOBTAP_CURRENT_JOB,
+                                            "probe", 0, "raised at run") < 0)
             return -1;
     }
     /* flux-core's submit-hold: every job held at urgency 0 */
@@ -294,14 +302,16 @@ int flux_plugin_init (flux_plugin_t *p)
 
     /* a plugin's statics may outlive its removal: start from defaults */
     prolog_seconds = hold_seconds = 0;
-    int urgency_zero = 0;
+    int urgency_zero = 0, raise_run = 0;
     /* no conf at all is all defaults */
-    (void)flux_plugin_conf_unpack (p, "{s?b s?b s?F s?F s?b}", "prolog",
+    (void)flux_plugin_conf_unpack (p, "{s?b s?b s?F s?F s?b s?b}", "prolog",
                                    &prolog, "epilog", &epilog,
                                    "prolog-seconds", &prolog_seconds,
                                    "hold-seconds", &hold_seconds,
-                                   "hold-urgency", &urgency_zero);
+                                   "hold-urgency", &urgency_zero,
+                                   "raise-at-run", &raise_run);
     hold_urgency = urgency_zero;
+    raise_at_run = raise_run;
     json_t *updates = NULL;
     at_new = NULL;
     if (flux_plugin_conf_unpack (p, "{s:o}", "at-new", &updates) == 0
