@@ -42,7 +42,8 @@ static void sweep_jobs (void)
         int state = jobtap_host_job_state (id);
         if (!job) {
             bind_finish (id, NULL);
-            (void)jobtap_host_job_purge (id);
+            if (jobtap_host_job_state (id) == JOBTAP_STATE_INACTIVE)
+                (void)jobtap_host_job_purge (id);
         }
         else if (state >= JOBTAP_STATE_CLEANUP) {
             /* done, or waiting for its epilogs */

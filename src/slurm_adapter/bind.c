@@ -80,6 +80,11 @@ void bind_finish (uint64_t id, const job_record_t *job)
         bind_end (job, false);
     else
         jobtap_host_job_finish (id, JOBTAP_RESULT_COMPLETED, 0, NULL);
+    /* a plugin's epilog holds clean, as in Flux, though Slurm ran no
+     * epilog hook (a job cancelled while pending): its end (A_EPILOG_DONE)
+     * makes the job inactive */
+    if (jobtap_host_job_perilog_wait (id) == 1)
+        return;
     jobtap_host_job_inactive (id);
 }
 

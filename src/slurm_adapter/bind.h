@@ -49,7 +49,7 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
 int bind_discover (struct adapter_ctx *ctx, struct write_scope *scope);
 
 /* The job ended in Slurm (or is gone: job NULL): CLEANUP with its result,
- * then INACTIVE. */
+ * then INACTIVE, once a plugin's epilog started in cleanup is done. */
 void bind_finish (uint64_t id, const job_record_t *job);
 
 /* The job ended in Slurm: CLEANUP with its result (Slurm's state and exit

@@ -127,16 +127,26 @@ void hooks_prep_perilog_done (uint64_t id,
                 (uint32_t)id, status, note, note ? strlen (note) + 1 : 0);
 }
 
-/* In the agent's locked pass: a failed prolog fails the job. Slurm
+/* In the agent's locked pass: whether Slurm waits for the epilogs that
+ * ended, and a failed prolog fails the job. Slurm
  * requeues a job whose prolog failed; jobtap's rule is Flux's (a prolog
  * exception ends the job), so the job is made not requeueable first, and
  * Slurm then kills it; its reason says why. */
 void hooks_prep_locked (struct adapter_ctx *ctx,
                         struct write_scope *scope,
-                        const struct action *a)
+                        struct action *a)
 {
     job_record_t *job = find_job_record (a->id);
 
+    if (a->kind == A_EPILOG_DONE) {
+        /* Slurm waits for it in its epilog hook (async); else the job
+         * ended with no epilog hook (cancelled while pending), and only
+         * jobtap was waiting */
+        a->priority = job && job->prep_epilog_cnt > 0;
+        if (!a->priority)
+            jobtap_host_job_inactive (a->id);
+        return;
+    }
     if (a->kind == A_REQUEUED) {
         bind_requeued (ctx, scope, a->id);
         return;
@@ -178,6 +188,8 @@ void hooks_prep_unlocked (struct adapter_ctx *ctx, const struct action *a)
                                         false);
         break;
     case A_EPILOG_DONE:
+        if (!a->priority)
+            break;
         prep_epilog_slurmctld_callback (0, a->id, false);
         jobtap_host_job_inactive (a->id);
         queue_push (&ctx->queue, A_REQUEUED, a->id, 0, NULL, 0);

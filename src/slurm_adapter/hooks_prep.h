@@ -25,7 +25,7 @@ void hooks_prep_perilog_done (uint64_t id,
  * slurmctld lock held). */
 void hooks_prep_locked (struct adapter_ctx *ctx,
                         struct write_scope *scope,
-                        const struct action *a);
+                        struct action *a);
 void hooks_prep_unlocked (struct adapter_ctx *ctx, const struct action *a);
 
 #endif

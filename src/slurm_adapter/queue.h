@@ -35,7 +35,9 @@ enum action_kind {
 struct action {
     enum action_kind kind;
     uint32_t id;
-    int64_t priority; /* A_PRIORITY; A_PROLOG_DONE: the status */
+    int64_t priority; /* A_PRIORITY; A_PROLOG_DONE: the status;
+                       * A_EPILOG_DONE: 1 if Slurm waits for it (the
+                       * agent's locked pass finds out) */
     char *text; /* A_HOLD: the reason; A_CANCEL: type NUL note NUL;
                  * A_PROLOG_DONE: why it failed (or NULL) */
 };

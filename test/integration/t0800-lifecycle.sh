@@ -171,4 +171,34 @@ scancel "$id"
 
 ok $(kill -0 "${CLUSTER_PIDS[1]}"; echo $?) "slurmctld is alive"
 cluster_finish
+
+# A plugin's epilog holds clean for a job cancelled while pending too
+# (flux-core's "epilog prevents clean"), though Slurm runs no epilog for
+# it. Slurm calls no hook at such a cancel: the shim's periodic pass sees
+# it, here every second.
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [ { load = "$plugin", conf = { epilog = true } } ]
+[slurm-jobtap]
+reprioritize-period = 1
+keep-eventlog = true
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+id=$(sbatch --parsable -H -o /dev/null --wrap true)
+cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q sched"
+scancel "$id"
+cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q cleanup"
+sleep 2
+is "$(states "$id")" "depend,priority,sched,cleanup" \
+	"a job cancelled while pending: cleanup, and its epilog keeps it from inactive"
+finish "$id" epilog >/dev/null
+cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q inactive"
+is "$(states "$id")" "depend,priority,sched,cleanup,inactive" "once the epilog finishes it goes inactive"
+events=$("$jobtap" job "$id" | awk '/^Events:/ { on = 1; next } on { print $2 }' | tr '\n' ' ')
+like "$events" "exception .*epilog-start .*epilog-finish .*clean $" \
+	"its events: the epilog finishes before clean, as in Flux"
+cluster_finish
 done_testing
