@@ -436,7 +436,11 @@ int jobtap_host_job_run (uint64_t id, json_t *R)
         job->R = json_incref (R);
     job_incref (job);
     rc = event_post_host (job, "alloc", NULL);
-    if (rc == 0 && job->state == FLUX_JOB_STATE_RUN)
+    /* the job starts now, unless a plugin's prolog holds it: then once
+     * its prologs are done (perilog_sync), as Flux's start follows
+     * prolog-finish */
+    if (rc == 0 && job->state == FLUX_JOB_STATE_RUN
+        && job->perilog_active == 0)
         rc = event_post_host (job, "start", NULL);
     job_decref (job);
 out:

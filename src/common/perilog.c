@@ -10,6 +10,7 @@
 #include "log.h"
 #include "perilog.h"
 #include "runtime.h"
+#include "state.h"
 
 int jobtap_host_job_perilog_wait (uint64_t id)
 {
@@ -90,6 +91,10 @@ void perilog_sync (struct job *job)
     }
     bool epilog = job->perilog_wait == PERILOG_WAIT_EPILOG;
     job->perilog_wait = PERILOG_WAIT_NONE;
+    /* the host starts the job once its prologs are done */
+    if (!epilog && status == 0 && job->state == FLUX_JOB_STATE_RUN
+        && !posted_test (job, "start"))
+        (void)event_post_host (job, "start", NULL);
     if (rt->ops.perilog_done)
         rt->ops.perilog_done (job->id, epilog, status, note, rt->ops_arg);
 }

@@ -17,6 +17,7 @@ cat >"$conf" <<TOML
 plugins = [ { load = "$plugin" } ]
 [slurm-jobtap]
 reprioritize-period = 3600
+keep-eventlog = true
 TOML
 cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
@@ -68,6 +69,9 @@ cluster_wait_for 10 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
 is "$(state "$id")" COMPLETED "when the epilog finishes the job completes"
 cluster_wait_for 5 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q inactive"
 is "$(states "$id")" "depend,priority,sched,run,cleanup,inactive" "and goes inactive"
+events=$("$jobtap" job "$id" | awk '/^Events:/ { on = 1; next } on { print $2 }' | tr '\n' ' ')
+like "$events" "alloc prolog-start prolog-finish start finish " \
+	"its events: start follows prolog-finish, as the script starts after the prolog (Flux's order)"
 
 # slurmctld restarted while a prolog holds a job: neither the job nor the
 # hold is lost. The job comes back from its kept state in RUN with its

@@ -514,9 +514,14 @@ static void test_prolog (struct jt_plugin *jt)
     ok (jobtap_host_job_run (4343, NULL) == 0
             && jobtap_host_job_perilog_wait (4343) == 1,
         "a plugin starts a prolog in job.state.run and a timer to end it");
+    ok (jobtap_host_job_event_posted (4343, "alloc") == 1
+            && jobtap_host_job_event_posted (4343, "start") == 0,
+        "alloc is posted, start waits for the prolog");
     runtime_unlock ();
     ok (wait_count (&perilog_done_count, 1, PATIENCE),
         "flux_jobtap_prolog_finish from the timer ends the host's wait");
+    ok (jobtap_host_job_event_posted (4343, "start") == 1,
+        "... and start is posted then, as Flux's follows prolog-finish");
     ok (prolog.rc == 0 && !perilog_done_epilog && perilog_done_status == 0,
         "... a prolog, status 0");
     ok (!pthread_equal (perilog_done_thread, pthread_self ()),
