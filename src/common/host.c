@@ -620,7 +620,7 @@ int jobtap_host_reprioritize_all (void)
 {
     int rc;
     runtime_lock ();
-    rc = reprioritize_all (host_runtime ());
+    rc = reprioritize_scheduled (host_runtime (), false);
     runtime_unlock ();
     return rc;
 }
@@ -629,7 +629,7 @@ int jobtap_host_reprioritize_all_yielding (void)
 {
     int rc;
     runtime_lock ();
-    rc = reprioritize_all_yielding (host_runtime ());
+    rc = reprioritize_scheduled (host_runtime (), true);
     runtime_unlock ();
     return rc;
 }

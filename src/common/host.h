@@ -392,7 +392,9 @@ int jobtap_host_job_update_ex (uint64_t id,
                                json_t **final,
                                jobtap_host_error_t *err);
 
-/* Ask every plugin again for the priority of every PRIORITY/SCHED job. */
+/* Ask every plugin again for the priority of every job in SCHED (a job
+ * waiting in PRIORITY stays there until a plugin gives it a priority, as
+ * in Flux, where only plugins reprioritize). */
 int jobtap_host_reprioritize_all (void);
 /* The same, letting other threads (submissions) take the runtime lock
  * every few jobs: for the host's own periodic pass, run outside every

@@ -94,11 +94,12 @@ static void pass_report (struct runtime *rt, int asked)
  * length). */
 #define PASS_SLICE 64
 
-/* yielding: let other threads take the runtime lock every PASS_SLICE
- * jobs. Only the host's own periodic pass may: a pass started by a load
- * or a reconfigure runs in the middle of it, and a submission let in
- * there would see the plugin stack half built (only the builtins). */
-static int pass (struct runtime *rt, bool yielding)
+/* which: the jobs asked. yielding: let other threads take the runtime
+ * lock every PASS_SLICE jobs. Only the host's own periodic pass may: a
+ * pass started by a load or a reconfigure runs in the middle of it, and
+ * a submission let in there would see the plugin stack half built (only
+ * the builtins). */
+static int pass (struct runtime *rt, enum pass_jobs which, bool yielding)
 {
     int n, asked = 0;
     bool outer = !rt->in_pass; /* a plugin may start one from a callback */
@@ -111,7 +112,8 @@ static int pass (struct runtime *rt, bool yielding)
             memset (&jt->pass, 0, sizeof (jt->pass));
     }
     for (int i = 0; i < n; i++) {
-        if (v[i]->state == FLUX_JOB_STATE_PRIORITY
+        if ((v[i]->state == FLUX_JOB_STATE_PRIORITY
+             && which == PASS_PRIORITY_AND_SCHED)
             || v[i]->state == FLUX_JOB_STATE_SCHED) {
             get_priority (v[i]);
             if (++asked % PASS_SLICE == 0 && outer && yielding) {
@@ -132,10 +134,10 @@ static int pass (struct runtime *rt, bool yielding)
 
 int reprioritize_all (struct runtime *rt)
 {
-    return pass (rt, false);
+    return pass (rt, PASS_PRIORITY_AND_SCHED, false);
 }
 
-int reprioritize_all_yielding (struct runtime *rt)
+int reprioritize_scheduled (struct runtime *rt, bool yielding)
 {
-    return pass (rt, true);
+    return pass (rt, PASS_SCHED, yielding);
 }

@@ -37,6 +37,16 @@ cluster_wait_for 10 sh -c "sprio -h -j $un -o %S | grep -q 4242"
 is "$(site "$un")" 4242 "reprioritize_job gives it a priority and releases it"
 unlike "$(reason "$un")" '^jobtap' "its reason is no longer jobtap's"
 
+# A job whose plugin gave no usable priority (flux-core's test.c
+# "priority type error") stays in PRIORITY, as in Flux: the periodic pass
+# (every second here) asks only for jobs already in SCHED.
+bad=$(submit bad-priority-at-state)
+cluster_wait_for 10 sh -c "squeue -h -j $bad -o %r | grep -q jobtap"
+sleep 4
+is "$(reason "$bad")" "jobtap: priority unavailable" \
+	"a priority of the wrong type: the job waits in PRIORITY through the periodic passes"
+like "$(JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock "$JOBTAP_BUILD_DIR/src/jobtap/jobtap" job "$bad")" "State +PRIORITY" "jobtap shows it in PRIORITY"
+
 # A jobtap dependency holds the job until the plugin removes it.
 w=$(submit wait-x)
 cluster_wait_for 10 sh -c "squeue -h -j $w -o %r | grep -q jobtap"

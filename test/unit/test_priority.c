@@ -225,6 +225,19 @@ static void test_all (void)
     ok (!strcmp (told, "11=111 12=112") || !strcmp (told, "12=112 11=111"),
         "the host is told both (%s)", told);
     jobs_free_all (&rt);
+
+    /* The host's pass asks for SCHED jobs only: one waiting in PRIORITY
+     * stays there until a plugin gives it a priority, as in Flux. */
+    p = job_in_table (21, FLUX_JOB_STATE_PRIORITY, 16);
+    s = job_in_table (22, FLUX_JOB_STATE_SCHED, 16);
+    s->priority = 5;
+    calls = 0;
+    isint (reprioritize_scheduled (&rt, false), 0, "reprioritize_scheduled works");
+    isint (calls, 1, "the plugin is asked for the SCHED job only");
+    ok (p->priority == -1 && p->state == FLUX_JOB_STATE_PRIORITY,
+        "the PRIORITY job stays in PRIORITY, without a priority");
+    isint (s->priority, 122, "the SCHED job: 122");
+    jobs_free_all (&rt);
     plugin_retire (&rt, jt);
 }
 
@@ -286,8 +299,8 @@ static void *waiter (void *arg)
 
 /* A pass from a load or reconfigure (reprioritize_all) holds the lock
  * throughout: a submission let in mid-pass would meet a half-built
- * plugin stack. The periodic pass (reprioritize_all_yielding) lets it
- * in. */
+ * plugin stack. The periodic pass (reprioritize_scheduled, yielding)
+ * lets it in. */
 static void test_yield (void)
 {
     struct jt_plugin *jt = core_plugin_make (&rt, "prio.so");
@@ -313,11 +326,11 @@ static void test_yield (void)
     clock_gettime (CLOCK_MONOTONIC, &t0);
     t1 = t0;
     while (!waiter_in && t1.tv_sec - t0.tv_sec < 10) {
-        reprioritize_all_yielding (&rt);
+        reprioritize_scheduled (&rt, true);
         passes++;
         clock_gettime (CLOCK_MONOTONIC, &t1);
     }
-    isint (waiter_in, 1, "reprioritize_all_yielding let it in (pass %d)",
+    isint (waiter_in, 1, "reprioritize_scheduled yielding let it in (pass %d)",
            passes);
     runtime_unlock ();
     pthread_join (t, NULL);

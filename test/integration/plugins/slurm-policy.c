@@ -24,6 +24,7 @@
  *                  "prio-<N>" gets priority N; "unavail-<x>" has its
  *                  priority unavailable until "avail-<x>" is submitted,
  *                  which gives it 4242; "bad-priority" answers a string
+ *                  ("bad-priority-at-state" in job.state.priority only)
  *                  (a misbehaving plugin); else the value in conf.priority-file
  *                  (if readable) or the urgency
  *   job.update.attributes.system.job.name
@@ -231,7 +232,6 @@ static int priority (flux_plugin_t *p, const char *topic,
     int urgency;
     const char *name = job_name (args);
     long v;
-    (void)topic;
     (void)arg;
 
     if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i}", "id",
@@ -240,6 +240,13 @@ static int priority (flux_plugin_t *p, const char *topic,
     if (!strcmp (name, "bad-priority"))
         return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
                                      "priority", "high");
+    /* flux-core's test.c "priority type error": a string in
+     * job.state.priority, no answer in job.priority.get */
+    if (!strcmp (name, "bad-priority-at-state"))
+        return strcmp (topic, "job.state.priority")
+                   ? 0
+                   : flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}",
+                                           "priority", "high");
     if (!strncmp (name, "prio-", 5))
         return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
                                      "priority",
