@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "array_task.h"
+#include "load_conf.h"
 #include "control_proto.h"
 #include "job_print.h"
 #include "control_munge.h"
@@ -244,30 +245,14 @@ static int cmd_list (const struct endpoint *ep, int argc, char **argv)
     return 0;
 }
 
-/* KEY=VALUE as `flux jobtap load` reads it: JSON if VALUE parses, else
- * the string. */
-static json_t *conf_from_args (int argc, char **argv)
-{
-    json_t *conf = json_object ();
-    for (int i = 0; conf && i < argc; i++) {
-        char *eq = strchr (argv[i], '=');
-        if (!eq || eq == argv[i])
-            usage_error ("load: %s is not KEY=VALUE", argv[i]);
-        *eq = '\0';
-        json_t *v = json_loads (eq + 1, JSON_DECODE_ANY, NULL);
-        if (!v)
-            v = json_string (eq + 1);
-        if (!v || json_object_set_new (conf, argv[i], v) < 0)
-            die ("load: %s", strerror (ENOMEM));
-    }
-    return conf;
-}
-
 static int cmd_load (const struct endpoint *ep, int argc, char **argv)
 {
     if (argc < 2)
         usage_error ("load needs a plugin PATH");
-    json_t *conf = conf_from_args (argc - 2, argv + 2);
+    char err[256];
+    json_t *conf = load_conf_from_pairs (argc - 2, argv + 2, err, sizeof (err));
+    if (!conf)
+        usage_error ("load: %s", err);
     char what[512];
     snprintf (what, sizeof (what), "load %s", argv[1]);
     json_decref (call (ep,

@@ -49,6 +49,15 @@ like "$R" "\"nodelist\": \\[\"$CLUSTER_NODE\"\\]" "and its node"
 like "$(grep "lifecycle: job $id: " "$CLUSTER_DIR/log/slurmctld.log" | tail -n 3 | tr '\n' ' ')" \
 	"run .*cleanup .*inactive" "the log shows them in order as they happened"
 
+# jobtap load reads KEY=VALUE as flux jobtap load does: JSON values, and
+# dotted keys nest.
+out=$("$jobtap" remove lifecycle.so 2>&1 && "$jobtap" load "$plugin" foo.test=1 foo.name=x list='[1,2]' 2>&1)
+ok $? "jobtap load with dotted keys" || diag "$out"
+is "$("$jobtap" query lifecycle.so | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["conf"], sort_keys=True))')" \
+	'{"foo": {"name": "x", "test": 1}, "list": [1, 2]}' "the plugin's conf: foo.test=1 is {\"foo\": {\"test\": 1}}"
+like "$("$jobtap" load "$plugin" a=1 a.b=2 2>&1)" "load: a.b: a is not an object" \
+	"a key under a value that is not an object is refused with a clear error"
+
 # A plugin's prolog and epilog hold the job.
 out=$("$jobtap" remove lifecycle.so 2>&1 && "$jobtap" load "$plugin" prolog=true epilog=true 2>&1)
 ok $? "lifecycle.so loaded again with a prolog and an epilog" || diag "$out"

@@ -22,6 +22,7 @@
  *   lifecycle.urgency {"id", "urgency"}
  *   lifecycle.update {"id", "updates": {dotted key: value}}
  *                                      flux_jobtap_jobspec_update_id_pack
+ *   plugin.query: also {"conf": the conf it was loaded with}
  *   lifecycle.seen {"id"}  -> {"states": ["depend", ...], "R": R|null,
  *                              "run_at": the run event's timestamp,
  *                              "end": "finish" | "exception TYPE"
@@ -296,6 +297,21 @@ static void free_seen (void *arg)
     json_decref (arg);
 }
 
+static int query_cb (flux_plugin_t *p,
+                     const char *topic,
+                     flux_plugin_arg_t *args,
+                     void *arg)
+{
+    json_t *conf = NULL;
+    const char *text = flux_plugin_get_conf (p);
+    (void)topic;
+    (void)arg;
+    if (text && !(conf = json_loads (text, 0, NULL)))
+        return -1;
+    return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:o}", "conf",
+                                 conf ? conf : json_null ());
+}
+
 int flux_plugin_init (flux_plugin_t *p)
 {
     int prolog = 0, epilog = 0;
@@ -329,6 +345,7 @@ int flux_plugin_init (flux_plugin_t *p)
         || flux_plugin_add_handler (p, "job.inactive-remove", remove_cb, NULL)
                < 0
         || flux_plugin_add_handler (p, "job.new", new_cb, NULL) < 0
+        || flux_plugin_add_handler (p, "plugin.query", query_cb, NULL) < 0
         || flux_jobtap_service_register (p, "update", update_cb, p) < 0
         || flux_jobtap_service_register (p, "finish", finish_cb, p) < 0
         || flux_jobtap_service_register (p, "raise", raise_cb, p) < 0
