@@ -616,6 +616,15 @@ int jobtap_host_job_urgency (uint64_t id, int urgency)
     return rc;
 }
 
+bool jobtap_host_topic_handled (const char *topic)
+{
+    bool handled;
+    runtime_lock ();
+    handled = topic && stack_handles (host_runtime (), topic);
+    runtime_unlock ();
+    return handled;
+}
+
 int jobtap_host_reprioritize_all (void)
 {
     int rc;

@@ -392,6 +392,10 @@ int jobtap_host_job_update_ex (uint64_t id,
                                json_t **final,
                                jobtap_host_error_t *err);
 
+/* Whether a loaded plugin has a handler for topic (job.dependency.test:
+ * whether a plugin takes that dependency scheme). */
+bool jobtap_host_topic_handled (const char *topic);
+
 /* Ask every plugin again for the priority of every job in SCHED (a job
  * waiting in PRIORITY stays there until a plugin gives it a priority, as
  * in Flux, where only plugins reprioritize). */

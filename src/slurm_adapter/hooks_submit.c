@@ -32,6 +32,7 @@
 #include "host.h"
 #include "instance.h"
 #include "jobspec.h"
+#include "jobspec_dependency.h"
 #include "keep.h"
 #include "mark.h"
 #include "write_scope.h"
@@ -51,6 +52,58 @@ static void mark_submission (struct adapter_ctx *ctx,
     desc->spank_job_env[desc->spank_job_env_size] = NULL;
 }
 
+static bool plugin_takes_scheme (const char *scheme, void *arg)
+{
+    char topic[160];
+    (void)arg;
+    return snprintf (topic, sizeof (topic), "job.dependency.%s", scheme)
+               < (int)sizeof (topic)
+           && jobtap_host_topic_handled (topic);
+}
+
+/* -d/--dependency: a scheme a jobtap plugin takes goes to the jobspec's
+ * dependencies (its job.dependency.<scheme> runs, as for flux submit
+ * --dependency) and out of the request, which keeps Slurm's own. */
+static int take_jobtap_dependencies (job_desc_msg_t *desc,
+                                     json_t *spec,
+                                     char **err_msg)
+{
+    char err[256], *rest;
+    json_t *entries;
+
+    if (!desc->dependency || !desc->dependency[0])
+        return 0;
+    if (jobspec_dependency_split (desc->dependency, plugin_takes_scheme, NULL,
+                                  &rest, &entries, err, sizeof (err))
+        < 0) {
+        *err_msg = xstrdup (err);
+        return -1;
+    }
+    int rc = 0;
+    if (json_array_size (entries) > 0) {
+        json_t *system = json_object_get (json_object_get (spec, "attributes"),
+                                          "system");
+        json_t *deps = json_object_get (system, "dependencies");
+        json_t *slurm = json_object_get (system, "slurm");
+        if (!deps && json_object_set_new (system, "dependencies",
+                                          deps = json_array ()) < 0)
+            rc = -1;
+        if (rc == 0 && json_array_extend (deps, entries) < 0)
+            rc = -1;
+        if (rc == 0 && slurm && rest)
+            rc = json_object_set_new (slurm, "dependency", json_string (rest));
+        else if (rc == 0 && slurm)
+            (void)json_object_del (slurm, "dependency");
+        xfree (desc->dependency);
+        desc->dependency = rest ? xstrdup (rest) : NULL;
+        if (rc < 0)
+            *err_msg = xstrdup ("jobtap: out of memory");
+    }
+    free (rest);
+    json_decref (entries);
+    return rc;
+}
+
 int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                              uint32_t submit_uid,
                              char **err_msg)
@@ -66,6 +119,10 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
 
     if (!spec) {
         *err_msg = xstrdup ("jobtap: out of memory");
+        return SLURM_ERROR;
+    }
+    if (take_jobtap_dependencies (desc, spec, err_msg) < 0) {
+        json_decref (spec);
         return SLURM_ERROR;
     }
     keep_before_submit (ctx);

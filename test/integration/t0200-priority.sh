@@ -56,6 +56,32 @@ cluster_wait_for 10 sh -c "sprio -h -j $w -o %S | grep -q 16"
 is "$(site "$w")" 16 "removing the dependency releases the job with its priority"
 unlike "$(reason "$w")" '^jobtap' "its reason is no longer jobtap's"
 
+# A Flux dependency scheme given with sbatch -d, as flux submit
+# --dependency gives it: one a plugin takes (job.dependency.release here)
+# reaches it, alone or beside Slurm's own, which stay Slurm's.
+d1=$(sbatch --parsable --exclusive -o /dev/null -t 5 -J dep-a -d release:k1 --wrap true 2>&1)
+like "$d1" '^[0-9]+$' "sbatch -d release:k1 is accepted"
+cluster_wait_for 10 sh -c "squeue -h -j $d1 -o %r | grep -q jobtap"
+is "$(reason "$d1")" "jobtap: wait for release-k1" "the plugin's job.dependency.release holds it"
+like "$(scontrol show job "$d1")" "Dependency=\(null\)" "Slurm has no dependency of its own for it"
+d2=$(sbatch --parsable --exclusive -o /dev/null -t 5 -J dep-b -d "afterany:$blocker,release:k1" --wrap true 2>&1)
+like "$d2" '^[0-9]+$' "-d afterany:JOB,release:k1 is accepted"
+like "$(scontrol show job "$d2")" "Dependency=afterany:$blocker" "Slurm keeps its own scheme"
+cluster_wait_for 10 sh -c "squeue -h -j $d2 -o %r | grep -q jobtap"
+is "$(reason "$d2")" "jobtap: wait for release-k1; also waits on its Slurm dependency" "and the plugin holds it too, its reason says both"
+submit release-k1 >/dev/null
+cluster_wait_for 10 sh -c "squeue -h -j $d1 -o %r | grep -vq jobtap"
+unlike "$(reason "$d1")" '^jobtap' "a release-k1 job lifts the jobtap dependency"
+cluster_wait_for 20 sh -c "squeue -h -j $d2 -o %r | grep -qx Dependency"
+is "$(reason "$d2")" "Dependency" "the other now waits for Slurm's own dependency alone"
+out=$(sbatch -o /dev/null -t 5 -d "afterany:$blocker?release:k2" --wrap true 2>&1)
+is "$(head -n 1 <<<"$out")" "sbatch: error: the jobtap dependency scheme release cannot be in a '?' (any of) list" \
+	"a jobtap scheme in a '?' (any of) list is refused with why"
+out=$(sbatch -o /dev/null -t 5 -d nosuch:1 --wrap true 2>&1)
+is "$out" "sbatch: error: Batch job submission failed: Job dependency problem" \
+	"a scheme nobody takes gets Slurm's own answer"
+scancel "$d1" "$d2"
+
 # The job's user cannot lift a jobtap hold; Slurm's own user holds stay
 # theirs. (root is an operator and may override, so use another user.)
 as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }

@@ -17,6 +17,8 @@
  *                  calls flux_jobtap_reprioritize_all"
  *   job.state.depend   "wait-<x>" gets dependency "wait for release-<x>";
  *                  "raise-fatal" gets a fatal exception "policy: not today"
+ *   job.dependency.release  -d release:<x> gives the job that dependency
+ *                  too (a Flux dependency scheme given with sbatch -d)
  *   job.new of "release-<x>" removes that dependency from every waiting job;
  *                  job.new of a "wait-<x>" job in DEPEND (a restart, where
  *                  job.state.depend is not called again) remembers it
@@ -34,6 +36,7 @@
  */
 #include <flux/core.h>
 #include <flux/jobtap.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +158,10 @@ static int new_job (flux_plugin_t *p, const char *topic,
         return -1;
     if (state == FLUX_JOB_STATE_DEPEND && !strncmp (name, "wait-", 5))
         remember (waiters, id, name + 5);
+    const char *release_key = flux_jobtap_job_aux_get (p, FLUX_JOBTAP_CURRENT_JOB,
+                                                       "release-key");
+    if (release_key)
+        remember (waiters, id, release_key);
     const char *aux = flux_jobtap_job_aux_get (p, FLUX_JOBTAP_CURRENT_JOB,
                                                "validated-name");
     flux_log (flux_jobtap_get_flux (p), LOG_INFO,
@@ -211,6 +218,30 @@ static int depend (flux_plugin_t *p, const char *topic,
     snprintf (desc, sizeof (desc), "wait for release-%s", name + 5);
     remember (waiters, id, name + 5);
     return flux_jobtap_dependency_add (p, id, desc);
+}
+
+/* -d release:<x>: the job waits for a "release-<x>" job; job.new
+ * remembers it under its id (a submission's id is only final there). */
+static int dependency_release (flux_plugin_t *p, const char *topic,
+                               flux_plugin_arg_t *args, void *arg)
+{
+    const char *value;
+    flux_jobid_t id;
+    char desc[128], *key;
+    (void)topic;
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:{s:s}}",
+                                "id", &id, "dependency", "value", &value) < 0)
+        return flux_jobtap_reject_job (p, args, "release: no value");
+    snprintf (desc, sizeof (desc), "wait for release-%s", value);
+    if (flux_jobtap_dependency_add (p, id, desc) < 0
+        || !(key = strdup (value))
+        || flux_jobtap_job_aux_set (p, FLUX_JOBTAP_CURRENT_JOB, "release-key",
+                                    key, free) < 0)
+        return flux_jobtap_reject_job (p, args, "release: %s",
+                                       strerror (errno));
+    return 0;
 }
 
 static long file_priority (void)
@@ -310,6 +341,7 @@ static const struct flux_plugin_handler tab[] = {
     {"job.validate", validate, NULL},
     {"job.new", new_job, NULL},
     {"job.state.depend", depend, NULL},
+    {"job.dependency.release", dependency_release, NULL},
     {"job.state.priority", priority, NULL},
     {"job.priority.get", priority, NULL},
     {0},
