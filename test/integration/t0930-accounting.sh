@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# With slurmdbd and AccountingStorageEnforce=associations,qos, as sites
+# run Slurm: a bank a plugin sets at job.new reaches the Slurm job's
+# Account (without slurmdbd Slurm keeps the account it has: t0900); a bank
+# with no association is refused by Slurm, logged with the job and the
+# plugin, and jobtap's jobspec agrees with Slurm again; a QOS a plugin
+# sets lives. The cluster has a private MariaDB and slurmdbd
+# (test/lib/accounting.sh).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [ { load = "$JOBTAP_BUILD_DIR/test/integration/lifecycle.so", conf = { at-new = { "attributes.system.bank" = "physics" } } } ]
+TOML
+cluster_start --accounting --jobtap-conf "$conf" --conf "AccountingStorageEnforce=associations,qos" ||
+	bail_out "the cluster with accounting did not start"
+rm -f "$conf"
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+cluster=$(sed -n 's/^ClusterName=//Ip' "$SLURM_CONF" | tail -n 1)
+field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+spec() { "$jobtap" job "$1" --json | python3 -c "import json,sys; j=json.load(sys.stdin)['jobspec']; print(j$2)"; }
+
+out=$({
+	sacctmgr -i add qos fast &&
+		sacctmgr -i add account physics Cluster="$cluster" &&
+		sacctmgr -i add user root Account=physics Cluster="$cluster" &&
+		sacctmgr -i modify user root set qos+=fast
+} 2>&1)
+ok $? "sacctmgr adds account physics and QOS fast for root" || diag "$out"
+# slurmdbd pushes the new associations to slurmctld
+cluster_wait_for 20 sh -c "scontrol show assoc_mgr users=root accounts=physics flags=assoc 2>/dev/null | grep -q 'Account=physics'"
+
+id=$(sbatch --parsable -o /dev/null -t 5 -H --wrap true)
+cluster_wait_for 10 sh -c "scontrol show job $id | grep -q Account=physics"
+is "$(field "$id" Account)" physics "a bank the plugin sets at job.new is the Slurm job's Account"
+is "$(spec "$id" "['attributes']['system']['bank']")" physics "and jobtap's jobspec has it"
+
+out=$("$jobtap" rpc lifecycle.update "{\"id\": $id, \"updates\": {\"attributes.system.bank\": \"nosuch\"}}" 2>&1)
+ok $? "a service moves the job to a bank with no association" || diag "$out"
+cluster_wait_for 10 sh -c "grep -q \"JobId=$id: Slurm refused lifecycle.so's update\" '$CLUSTER_DIR/log/slurmctld.log'"
+like "$(cluster_log)" "jobtap: JobId=$id: Slurm refused lifecycle.so's update \\{\"attributes.system.bank\":\"nosuch\"\\}: Invalid account" \
+	"Slurm refuses it: logged with the job and the plugin"
+is "$(field "$id" Account)" physics "the job keeps its account"
+cluster_wait_for 10 sh -c "$jobtap job $id --json | grep -q '\"bank\": \"physics\"'"
+is "$(spec "$id" "['attributes']['system']['bank']")" physics "and jobtap's jobspec agrees with Slurm again"
+
+out=$("$jobtap" rpc lifecycle.update "{\"id\": $id, \"updates\": {\"attributes.system.slurm.qos\": \"fast\"}}" 2>&1)
+ok $? "a service sets the job's QOS" || diag "$out"
+cluster_wait_for 10 sh -c "scontrol show job $id | grep -q QOS=fast"
+is "$(field "$id" QOS)" fast "the QOS the plugin set is the Slurm job's"
+scontrol release "$id"
+cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
+is "$(squeue -h -t all -j "$id" -o %T)" COMPLETED "the job runs with them"
+cluster_wait_for 20 sh -c "sacct -n -X -j $id -o account,qos | grep -q physics"
+like "$(sacct -n -X -j "$id" -o account,qos)" "physics +fast" "and accounting records its account and QOS"
+
+cluster_finish
+done_testing
