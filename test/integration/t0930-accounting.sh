@@ -4,7 +4,8 @@
 # Account (without slurmdbd Slurm keeps the account it has: t0900); a bank
 # with no association is refused by Slurm, logged with the job and the
 # plugin, and jobtap's jobspec agrees with Slurm again; a QOS a plugin
-# sets lives. The cluster has a private MariaDB and slurmdbd
+# sets lives; an mf_priority-shaped plugin's default bank reaches Slurm.
+# The cluster has a private MariaDB and slurmdbd
 # (test/lib/accounting.sh).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -56,6 +57,18 @@ cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
 is "$(squeue -h -t all -j "$id" -o %T)" COMPLETED "the job runs with them"
 cluster_wait_for 20 sh -c "sacct -n -X -j $id -o account,qos | grep -q physics"
 like "$(sacct -n -X -j "$id" -o account,qos)" "physics +fast" "and accounting records its account and QOS"
+
+# A plugin shaped like flux-accounting's mf_priority fills in its user's
+# bank for a job submitted without one (a jobspec update at job.new).
+out=$("$jobtap" remove lifecycle.so 2>&1 &&
+	"$jobtap" load "$JOBTAP_BUILD_DIR/test/integration/bank-priority.so" 2>&1 &&
+	"$jobtap" rpc bank-priority.rec_update '{"data": [{"userid": 0, "bank": "physics", "fairshare": 0.5}]}' 2>&1)
+ok $? "bank-priority.so loaded with root's bank physics" || diag "$out"
+id=$(sbatch --parsable -o /dev/null -t 5 -H --wrap true)
+cluster_wait_for 10 sh -c "scontrol show job $id | grep -q Account=physics"
+is "$(field "$id" Account)" physics \
+	"a job submitted without -A gets the plugin's bank, not the user's DefaultAccount (jobtap)"
+scancel "$id"
 
 cluster_finish
 done_testing

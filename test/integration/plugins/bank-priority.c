@@ -13,6 +13,9 @@
  *       priority = fairshare * 100000 (rounded), or unavailable
  *   job.validate
  *       a user with a record may have at most max_active_jobs active jobs
+ *   job.new, job.state.priority
+ *       a job given no bank is given its user's (mf_priority's default
+ *       bank, a jobspec update after submit)
  *   job.state.inactive   counts the user's active jobs down
  *   plugin.query         the records, as {"users": {"U": {...}}}
  */
@@ -103,10 +106,26 @@ static void reprioritize_cb (flux_t *h,
         flux_respond (h, msg, NULL);
 }
 
-static int priority_cb (flux_plugin_t *p,
-                        const char *topic,
-                        flux_plugin_arg_t *args,
-                        void *arg)
+/* The user's bank for a job submitted with none, as mf_priority fills in
+ * the default bank. */
+static int default_bank (flux_plugin_t *p,
+                         flux_plugin_arg_t *args,
+                         const struct user_rec *u)
+{
+    const char *bank = NULL;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                "{s:{s:{s:{s?s}}}}", "jobspec", "attributes",
+                                "system", "bank", &bank) < 0
+        || bank)
+        return 0;
+    return flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                            "attributes.system.bank", u->bank);
+}
+
+static int new_cb (flux_plugin_t *p,
+                   const char *topic,
+                   flux_plugin_arg_t *args,
+                   void *arg)
 {
     uint32_t userid;
     struct user_rec *u;
@@ -116,8 +135,25 @@ static int priority_cb (flux_plugin_t *p,
     if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:i}", "userid",
                                 &userid) < 0)
         return -1;
+    return (u = user_find (userid, false)) ? default_bank (p, args, u) : 0;
+}
+
+static int priority_cb (flux_plugin_t *p,
+                        const char *topic,
+                        flux_plugin_arg_t *args,
+                        void *arg)
+{
+    uint32_t userid;
+    struct user_rec *u;
+    (void)arg;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:i}", "userid",
+                                &userid) < 0)
+        return -1;
     if (!(u = user_find (userid, false)))
         return flux_jobtap_priority_unavail (p, args);
+    if (!strcmp (topic, "job.state.priority") && default_bank (p, args, u) < 0)
+        return -1;
     return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
                                  "priority",
                                  (json_int_t)llround (u->fairshare * 100000));
@@ -198,6 +234,7 @@ static const struct flux_plugin_handler tab[] = {
     {"job.state.priority", priority_cb, NULL},
     {"job.priority.get", priority_cb, NULL},
     {"job.validate", validate_cb, NULL},
+    {"job.new", new_cb, NULL},
     {"job.state.inactive", inactive_cb, NULL},
     {"plugin.query", query_cb, NULL},
     {0},
