@@ -26,6 +26,7 @@
 #include "jsonpool.h"
 #include "jtplugin.h"
 #include "log.h"
+#include "rsummary.h"
 #include "msg.h"
 #include "plugins.h"
 #include "priority.h"
@@ -415,6 +416,25 @@ int jobtap_host_job_event_posted (uint64_t id, const char *name)
     return rc;
 }
 
+/* The annotation Flux's schedulers give an allocation, just before its
+ * alloc event: annotations.sched.resource_summary, R's one-line summary. */
+static void sched_annotate (struct job *job)
+{
+    char *summary = job->R ? rsummary (job->R) : NULL;
+    json_t *a;
+
+    if (summary
+        && (a = json_pack ("{s:{s:s}}", "sched", "resource_summary", summary))) {
+        json_t *ctx = json_pack ("{s:O}", "annotations", a);
+        job_annotations_merge (job, a);
+        if (ctx)
+            (void)event_post_host (job, "annotations", ctx);
+        json_decref (ctx);
+        json_decref (a);
+    }
+    free (summary);
+}
+
 int jobtap_host_job_run (uint64_t id, json_t *R)
 {
     struct runtime *rt = host_runtime ();
@@ -435,6 +455,7 @@ int jobtap_host_job_run (uint64_t id, json_t *R)
     if (R && !job->R)
         job->R = json_incref (R);
     job_incref (job);
+    sched_annotate (job);
     rc = event_post_host (job, "alloc", NULL);
     /* the job starts now, unless a plugin's prolog holds it: then once
      * its prologs are done (perilog_sync), as Flux's start follows

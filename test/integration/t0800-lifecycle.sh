@@ -46,6 +46,11 @@ R=$(seen "$id" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.std
 like "$R" "\"R_lite\": \\[\\{\"children\": \\{\"core\": \"0-1\"\\}, \"rank\": \"0\"\\}\\]" \
 	"job.state.run carries R with the job's two cores"
 like "$R" "\"nodelist\": \\[\"$CLUSTER_NODE\"\\]" "and its node"
+like "$("$jobtap" job "$id")" 'Annotations +\{"sched":\{"resource_summary":"rank0/core\[0-1\]"\}\}' \
+	"its annotations have sched.resource_summary, as Flux's schedulers give it at alloc"
+events=$("$jobtap" job "$id" | awk '/^Events:/ { on = 1; next } on { print $2 }' | tr '\n' ' ')
+like "$events" "priority annotations alloc start " "the annotations event comes just before alloc"
+
 like "$(grep "lifecycle: job $id: " "$CLUSTER_DIR/log/slurmctld.log" | tail -n 3 | tr '\n' ' ')" \
 	"run .*cleanup .*inactive" "the log shows them in order as they happened"
 

@@ -115,6 +115,7 @@ static void test_sequence (void)
         "job.priority.get",
         "job.event.priority: state=SCHED prio=16",
         "job.state.sched: state=SCHED prio=16",
+        "job.event.annotations: state=SCHED",
         "job.event.alloc: state=RUN",
         "job.state.run: state=RUN",
         "job.event.start",
@@ -135,7 +136,19 @@ static void test_sequence (void)
     start (load_entry ("args.so", NULL));
     ok (new_job (100, jobspec_make (NULL), 16) == 0, "submit + job_new");
     is_actions ("priority 100 16", "default priority = urgency is reported");
-    ok (jobtap_host_job_run (100, NULL) == 0, "job_run");
+    json_t *R = json_loads ("{\"version\": 1, \"execution\": {\"R_lite\": "
+                            "[{\"rank\": \"0\", \"children\": {\"core\": "
+                            "\"0-1\"}}], \"nodelist\": [\"n1\"]}}",
+                            0, NULL);
+    ok (jobtap_host_job_run (100, R) == 0, "job_run with an R");
+    json_decref (R);
+    json_t *info = jobtap_host_job_info (100);
+    is (json_string_value (json_object_get (
+            json_object_get (json_object_get (info, "annotations"), "sched"),
+            "resource_summary")),
+        "rank0/core[0-1]",
+        "annotations.sched.resource_summary, as Flux's schedulers give it");
+    json_decref (info);
     ok (jobtap_host_job_finish (100, JOBTAP_RESULT_COMPLETED, 0, NULL) == 0,
         "job_finish");
     ok (jobtap_host_job_inactive (100) == 0, "job_inactive");
@@ -164,8 +177,8 @@ static void test_sequence (void)
     }
     ok (in_order && want[k] == NULL,
         "args.so saw all topics in Flux's order with the right states");
-    isint (log_count ("args-check: .*: OK$"), 20,
-           "20 OK lines (no job.event.annotations here)");
+    isint (log_count ("args-check: .*: OK$"), 21,
+           "21 OK lines, as flux-core's test of args.c counts");
     stop ();
 }
 
