@@ -453,14 +453,10 @@ int jobtap_call_handled (struct job *job, const char *topic,
                          "jobtap: job %ju: %s: annotations must be an object",
                          (uintmax_t)job->id,
                          topic);
-        else {
+        else if (strcmp (topic, "job.new") != 0)
+            annotations_post (job, annotations);
+        else
             job_annotations_merge (job, annotations);
-            if (strcmp (topic, "job.new") != 0) {
-                json_t *ctx = json_pack ("{s:O}", "annotations", annotations);
-                event_post_known (job, EV_ANNOTATIONS, ctx);
-                json_decref (ctx);
-            }
-        }
     }
     if (R) {
         if (strcmp (topic, "job.state.sched") != 0) {
@@ -482,6 +478,15 @@ int jobtap_call_handled (struct job *job, const char *topic,
     }
     flux_plugin_arg_destroy (args);
     return rc;
+}
+
+void annotations_post (struct job *job, json_t *annotations)
+{
+    json_t *ctx = json_pack ("{s:O}", "annotations", annotations);
+
+    job_annotations_merge (job, annotations);
+    event_post_known (job, EV_ANNOTATIONS, ctx);
+    json_decref (ctx);
 }
 
 void reprioritize_one (struct job *job, int64_t priority)

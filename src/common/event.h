@@ -32,6 +32,9 @@ int raise_exception_internal (struct job *job,
 /* Post a priority event if the job is in PRIORITY or SCHED and the
  * priority (urgency's hold and expedite applied) changes. */
 void reprioritize_one (struct job *job, int64_t priority);
+/* Merge annotations (borrowed) into the job's and post an annotations
+ * event with them. */
+void annotations_post (struct job *job, json_t *annotations);
 /* Tell the host what it must do now that the job's events settled:
  * hold, release, the priority it reports. */
 void job_sync_host (struct job *job);

@@ -425,11 +425,7 @@ static void sched_annotate (struct job *job)
 
     if (summary
         && (a = json_pack ("{s:{s:s}}", "sched", "resource_summary", summary))) {
-        json_t *ctx = json_pack ("{s:O}", "annotations", a);
-        job_annotations_merge (job, a);
-        if (ctx)
-            (void)event_post_host (job, "annotations", ctx);
-        json_decref (ctx);
+        annotations_post (job, a);
         json_decref (a);
     }
     free (summary);

@@ -94,6 +94,12 @@ static void pass_report (struct runtime *rt, int asked)
  * length). */
 #define PASS_SLICE 64
 
+/* The jobs a pass asks. */
+enum pass_jobs {
+    PASS_PRIORITY_AND_SCHED,
+    PASS_SCHED,
+};
+
 /* which: the jobs asked. yielding: let other threads take the runtime
  * lock every PASS_SLICE jobs. Only the host's own periodic pass may: a
  * pass started by a load or a reconfigure runs in the middle of it, and

@@ -13,11 +13,6 @@
 struct job;
 struct runtime;
 
-enum pass_jobs {
-    PASS_PRIORITY_AND_SCHED,
-    PASS_SCHED,
-};
-
 void get_priority (struct job *job);
 /* Every job in PRIORITY or SCHED. Holds the runtime lock throughout. */
 int reprioritize_all (struct runtime *rt);

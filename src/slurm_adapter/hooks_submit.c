@@ -61,47 +61,45 @@ static bool plugin_takes_scheme (const char *scheme, void *arg)
            && jobtap_host_topic_handled (topic);
 }
 
-/* -d/--dependency: a scheme a jobtap plugin takes goes to the jobspec's
- * dependencies (its job.dependency.<scheme> runs, as for flux submit
- * --dependency) and out of the request, which keeps Slurm's own. */
+/* -d/--dependency: the schemes a jobtap plugin takes leave the request,
+ * which keeps Slurm's own; *taken gets them as RFC 26 entries for the
+ * jobspec (their job.dependency.<scheme> runs, as for flux submit
+ * --dependency), or NULL. */
 static int take_jobtap_dependencies (job_desc_msg_t *desc,
-                                     json_t *spec,
+                                     json_t **taken,
                                      char **err_msg)
 {
     char err[256], *rest;
-    json_t *entries;
 
+    *taken = NULL;
     if (!desc->dependency || !desc->dependency[0])
         return 0;
     if (jobspec_dependency_split (desc->dependency, plugin_takes_scheme, NULL,
-                                  &rest, &entries, err, sizeof (err))
+                                  &rest, taken, err, sizeof (err))
         < 0) {
         *err_msg = xstrdup (err);
         return -1;
     }
-    int rc = 0;
-    if (json_array_size (entries) > 0) {
-        json_t *system = json_object_get (json_object_get (spec, "attributes"),
-                                          "system");
-        json_t *deps = json_object_get (system, "dependencies");
-        json_t *slurm = json_object_get (system, "slurm");
-        if (!deps && json_object_set_new (system, "dependencies",
-                                          deps = json_array ()) < 0)
-            rc = -1;
-        if (rc == 0 && json_array_extend (deps, entries) < 0)
-            rc = -1;
-        if (rc == 0 && slurm && rest)
-            rc = json_object_set_new (slurm, "dependency", json_string (rest));
-        else if (rc == 0 && slurm)
-            (void)json_object_del (slurm, "dependency");
+    if (json_array_size (*taken) > 0) {
         xfree (desc->dependency);
         desc->dependency = rest ? xstrdup (rest) : NULL;
-        if (rc < 0)
-            *err_msg = xstrdup ("jobtap: out of memory");
     }
     free (rest);
-    json_decref (entries);
-    return rc;
+    return 0;
+}
+
+/* The taken entries after the ones the jobspec has from Slurm's schemes. */
+static int add_dependencies (json_t *spec, json_t *taken)
+{
+    json_t *system = json_object_get (json_object_get (spec, "attributes"),
+                                      "system");
+    json_t *deps = json_object_get (system, "dependencies");
+
+    if (!deps
+        && json_object_set_new (system, "dependencies", deps = json_array ())
+               < 0)
+        return -1;
+    return json_array_extend (deps, taken);
 }
 
 int jobtap_slurm_job_submit (job_desc_msg_t *desc,
@@ -110,6 +108,9 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
 {
     struct adapter_ctx *ctx = &adapter_instance;
     jobtap_host_error_t err = {{0}};
+    json_t *taken;
+    if (take_jobtap_dependencies (desc, &taken, err_msg) < 0)
+        return SLURM_ERROR;
     json_t *spec = jobspec_from_desc (desc);
     json_t *updates = NULL;
     uint64_t token = 0;
@@ -117,14 +118,14 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
     char *msg = NULL;
     (void)submit_uid;
 
-    if (!spec) {
+    if (!spec || (json_array_size (taken) > 0
+                  && add_dependencies (spec, taken) < 0)) {
+        json_decref (spec);
+        json_decref (taken);
         *err_msg = xstrdup ("jobtap: out of memory");
         return SLURM_ERROR;
     }
-    if (take_jobtap_dependencies (desc, spec, err_msg) < 0) {
-        json_decref (spec);
-        return SLURM_ERROR;
-    }
+    json_decref (taken);
     keep_before_submit (ctx);
     if (conf_log_jobspec (&ctx->conf)) {
         char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
