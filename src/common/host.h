@@ -333,6 +333,25 @@ int jobtap_host_job_jobspec_sync (uint64_t id, json_t *values);
  * ENOENT for an unknown job. */
 int jobtap_host_job_urgency_get (uint64_t id);
 
+/* What the runtime last told the host of a bound job (the ops hold,
+ * urgency_hold and set_priority): a hold's reason ("" when not held),
+ * whether its user's urgency hold is on, its priority (in SCHED; else
+ * JOBTAP_PRIORITY_UNAVAIL) and its state. ENOENT if unknown. */
+struct jobtap_host_decision {
+    char hold_reason[256];
+    bool urgency_hold;
+    int64_t priority;
+    int state;
+};
+int jobtap_host_job_decision (uint64_t id, struct jobtap_host_decision *d);
+bool jobtap_host_decision_equal (const struct jobtap_host_decision *a,
+                                 const struct jobtap_host_decision *b);
+
+/* Tell the host the job's decision again, all of it (hold or release,
+ * urgency hold or its lifting, priority), through the ops: for a job the
+ * host has just given a record of its own. ENOENT if unknown. */
+int jobtap_host_job_resync (uint64_t id);
+
 /* Whether a loaded plugin other than the builtin .priority-default
  * (priority = urgency) handles job.state.priority or job.priority.get:
  * without one, no plugin has set any job's priority. */

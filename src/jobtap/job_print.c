@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "array_id.h"
 #include "job_print.h"
 
 /* RFC 21 state bits, as jobtap_host_job_info gives them. */
@@ -81,7 +82,12 @@ void job_print (FILE *out, json_t *job)
                        &urgency, "priority", &priority, "dependencies", &deps,
                        "flags", &flags, "annotations", &annotations,
                        "eventlog", &events);
-    fprintf (out, "%-13s %jd\n", "JobId", (intmax_t)id);
+    if (array_id_is_task ((uint64_t)id))
+        fprintf (out, "%-13s %u_%u (%jd)\n", "JobId",
+                 array_id_array ((uint64_t)id), array_id_task ((uint64_t)id),
+                 (intmax_t)id);
+    else
+        fprintf (out, "%-13s %jd\n", "JobId", (intmax_t)id);
     fprintf (out, "%-13s %jd\n", "UserId", (intmax_t)userid);
     fprintf (out, "%-13s %s\n", "State", state_name (state));
     fprintf (out, "%-13s %jd\n", "Urgency", (intmax_t)urgency);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "array_id.h"
 #include "array_task.h"
 #include "load_conf.h"
 #include "control_proto.h"
@@ -153,11 +154,18 @@ static int connect_to (const struct endpoint *ep)
 /* Send 'req' (taken), return the result of a successful response (a new
  * reference); an error response ends the program with "jobtap: WHAT:
  * <the server's text>". */
-static json_t *call (const struct endpoint *ep, json_t *req, const char *what)
+/* The request's result (new reference), or NULL with the server's error
+ * in *errnum and err; a request that cannot be made at all dies. */
+static json_t *try_call (const struct endpoint *ep,
+                         json_t *req,
+                         const char *what,
+                         int *errnum,
+                         char *err,
+                         size_t errsize)
 {
     json_t *resp, *result = NULL;
     const char *error = NULL;
-    int ok = 0, errnum = 0;
+    int ok = 0;
     char errtext[256];
 
     if (!req)
@@ -181,14 +189,30 @@ static json_t *call (const struct endpoint *ep, json_t *req, const char *what)
                                              : strerror (e));
     }
     close (fd);
+    *errnum = 0;
     if (json_unpack (resp, "{s:b s?o s?i s?s}", "ok", &ok, "result", &result,
-                     "errnum", &errnum, "error", &error) < 0)
+                     "errnum", errnum, "error", &error) < 0)
         die ("%s: %s", what, strerror (EPROTO));
-    if (!ok)
-        die ("%s: %s", what,
-             error && *error ? error : strerror (errnum ? errnum : EPROTO));
+    if (!ok) {
+        if (!*errnum)
+            *errnum = EPROTO;
+        snprintf (err, errsize, "%s",
+                  error && *error ? error : strerror (*errnum));
+        json_decref (resp);
+        return NULL;
+    }
     result = json_incref (result ? result : json_null ());
     json_decref (resp);
+    return result;
+}
+
+static json_t *call (const struct endpoint *ep, json_t *req, const char *what)
+{
+    char err[512];
+    int errnum;
+    json_t *result = try_call (ep, req, what, &errnum, err, sizeof (err));
+    if (!result)
+        die ("%s: %s", what, err);
     return result;
 }
 
@@ -327,18 +351,31 @@ static int cmd_job (const struct endpoint *ep, int argc, char **argv)
         usage_error ("job needs one job ID");
     errno = 0;
     unsigned long long id = strtoull (argv[1], &end, 10);
+    json_t *o = NULL;
     if (array_task_syntax (argv[1])) {
+        /* a task is a job of its own (array_id.h); in an array from
+         * before that, the job of the record holding the task */
         char err[600];
-        if (array_task_record_id (argv[1], &id, err, sizeof (err)) < 0)
+        int errnum;
+        unsigned long array = strtoul (argv[1], &end, 10);
+        unsigned long task = strtoul (end + 1, NULL, 10);
+        snprintf (what, sizeof (what), "job %s", argv[1]);
+        if (array <= UINT32_MAX && task <= ARRAY_TASK_INDEX_MAX)
+            o = try_call (ep,
+                          json_pack ("{s:s s:I}", "op", "job", "id",
+                                     (json_int_t)array_task_jobid (
+                                         (uint32_t)array, (uint32_t)task)),
+                          what, &errnum, err, sizeof (err));
+        if (!o && array_task_record_id (argv[1], &id, err, sizeof (err)) < 0)
             die ("job %s: %s", argv[1], err);
     }
     else if (errno || end == argv[1] || *end || argv[1][0] == '-')
         usage_error ("job: %s is not a job ID", argv[1]);
-    snprintf (what, sizeof (what), "job %llu", id);
-    json_t *o = call (ep,
-                      json_pack ("{s:s s:I}", "op", "job", "id",
-                                 (json_int_t)id),
-                      what);
+    if (!o) {
+        snprintf (what, sizeof (what), "job %llu", id);
+        o = call (ep, json_pack ("{s:s s:I}", "op", "job", "id", (json_int_t)id),
+                  what);
+    }
     if (json)
         print_json (o, JSON_INDENT (2));
     else

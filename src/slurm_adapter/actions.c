@@ -15,6 +15,10 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
+#include "array_dirty.h"
+#include "array_id.h"
+#include "array_record.h"
+#include "array_sync.h"
 #include "post_update.h"
 #include "conf.h"
 #include "ctx.h"
@@ -129,25 +133,38 @@ void actions_release (struct adapter_ctx *ctx, job_record_t *job)
 
 static void queue_action (struct adapter_ctx *ctx,
                           enum action_kind kind,
-                          uint32_t id,
+                          uint64_t id,
                           int64_t priority,
                           const char *text,
                           size_t len)
 {
     if (queue_push (&ctx->queue, kind, id, priority, text, len) < 0)
-        error ("jobtap: out of memory queueing an action for job %u", id);
+        error ("jobtap: out of memory queueing an action for job %ju",
+               (uintmax_t)id);
+}
+
+/* The length of an action's text: one string, or two (a cancel's type
+ * and note, an update's plugin and updates). */
+static size_t action_text_len (const struct action *a)
+{
+    if (!a->text)
+        return 0;
+    size_t len = strlen (a->text) + 1;
+    if (a->kind == A_CANCEL || a->kind == A_JOBSPEC_UPDATE)
+        len += strlen (a->text + len) + 1;
+    return len;
 }
 
 /* A hold or cancel decided inside site_factor_p_set: the agent applies it
  * in its next pass; until then the job is fenced. */
 static void defer_behind_fence (struct adapter_ctx *ctx,
                                 enum action_kind kind,
-                                uint32_t id,
+                                uint64_t id,
                                 int64_t priority,
                                 const char *text,
                                 size_t len)
 {
-    job_record_t *job = find_job_record (id);
+    job_record_t *job = array_record_of (id);
     if (job && IS_JOB_PENDING (job))
         fence_job (&ctx->fences, job);
     queue_action (ctx, kind, id, priority, text, len);
@@ -178,13 +195,13 @@ static void apply_priority (struct adapter_ctx *ctx,
         /* urgency 0's priority 0 is the user's hold (urgency_hold), made
          * by the agent too when the job is new */
         if (priority == 0 && computing
-            && jobtap_host_job_urgency_get (job->job_id) == 0)
+            && jobtap_host_job_urgency_get (array_record_id (job)) == 0)
             return;
         if (priority == 0) {
             /* slurmctld overwrites a hold made in site_factor_p_set:
              * let the agent make it. */
             if (computing)
-                defer_behind_fence (ctx, A_HOLD, job->job_id, 0,
+                defer_behind_fence (ctx, A_HOLD, array_record_id (job), 0,
                                     HOLD_PREFIX "priority 0",
                                     sizeof (HOLD_PREFIX "priority 0"));
             else
@@ -246,12 +263,48 @@ static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
     }
 }
 
+/* An action for a task still pending in its array's record with other
+ * tasks. Outside the agent's pass only a hold of the record's first task
+ * is made at once (it holds the others too, until the agent splits them
+ * off); the rest waits for the agent, which may split records. There, a
+ * cancel or an update is the task's alone (split off first); the first
+ * task's decision is the record's; and the record is looked at again
+ * before the pass ends (array_sync.h). Returns the record to apply the
+ * action to, or NULL. */
+static job_record_t *task_in_array (struct adapter_ctx *ctx,
+                                    struct write_scope *scope,
+                                    const struct action *a,
+                                    job_record_t *meta)
+{
+    bool first = a->id == array_record_id (meta);
+
+    if (!scope->agent_pass) {
+        if (first && (a->kind == A_HOLD
+                      || (a->kind == A_URGENCY_HOLD && a->priority != 0))) {
+            if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
+                error ("jobtap: %pJ: out of memory", meta);
+            return meta;
+        }
+        queue_action (ctx, a->kind, a->id, a->priority, a->text,
+                      action_text_len (a));
+        return NULL;
+    }
+    if (a->kind == A_CANCEL || a->kind == A_JOBSPEC_UPDATE)
+        return array_sync_split (meta, array_id_task (a->id));
+    if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
+        error ("jobtap: %pJ: out of memory", meta);
+    return first ? meta : NULL;
+}
+
 void actions_apply (struct adapter_ctx *ctx,
                     struct write_scope *scope,
                     const struct action *a)
 {
-    job_record_t *job = find_job_record (a->id);
-    fence_lift (&ctx->fences, a->id, job);
+    job_record_t *job = array_record_of (a->id);
+    if (a->id <= UINT32_MAX)
+        fence_lift (&ctx->fences, (uint32_t)a->id, job);
+    if (job && array_id_is_task (a->id) && array_is_pending_meta (job))
+        job = task_in_array (ctx, scope, a, job);
     if (!job)
         return;
     scope->applied++;
@@ -275,7 +328,7 @@ void actions_apply (struct adapter_ctx *ctx,
         urgency_hold (ctx, job, a->priority != 0);
         break;
     case A_JOBSPEC_UPDATE:
-        post_update_apply (ctx, scope, a);
+        post_update_apply (ctx, scope, a, job);
         break;
     default: /* the PrEp hooks' own (hooks_prep.h) */
         break;
@@ -293,26 +346,26 @@ static void submit_action (struct adapter_ctx *ctx,
                            size_t len)
 {
     /* Provisional (not yet created) jobs have no Slurm record. */
-    if (id > UINT32_MAX)
+    if (!array_id_is_slurm (id))
         return;
     struct write_scope *scope = write_scope_current ();
     if (!scope) {
-        queue_action (ctx, kind, (uint32_t)id, priority, text, len);
+        queue_action (ctx, kind, id, priority, text, len);
         return;
     }
-    if (scope->computing && id == scope->computing->job_id
+    if (scope->computing && id == array_record_id (scope->computing)
         && (kind == A_HOLD || kind == A_CANCEL
             || (kind == A_URGENCY_HOLD && priority != 0))) {
-        defer_behind_fence (ctx, kind, (uint32_t)id, priority, text, len);
+        defer_behind_fence (ctx, kind, id, priority, text, len);
         return;
     }
     /* behind a deferred one: in order (a release after the hold) */
-    if (fence_has (&ctx->fences, (uint32_t)id)) {
-        queue_action (ctx, kind, (uint32_t)id, priority, text, len);
+    if (id <= UINT32_MAX && fence_has (&ctx->fences, (uint32_t)id)) {
+        queue_action (ctx, kind, id, priority, text, len);
         return;
     }
     struct action a = {.kind = kind,
-                       .id = (uint32_t)id,
+                       .id = id,
                        .priority = priority,
                        .text = (char *)text};
     actions_apply (ctx, scope, &a);

@@ -194,6 +194,7 @@ void jobtap_slurm_fini (const char *plugin_type)
     control_stop (ctx); /* first: its requests call into the runtime */
     agent_stop (ctx);
     fence_free (&ctx->fences);
+    array_dirty_free (&ctx->array_dirty);
     jobtap_host_fini ();
     conf_clear (&ctx->conf);
 }

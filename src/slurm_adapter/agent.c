@@ -10,6 +10,8 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
+#include "array_record.h"
+#include "array_sync.h"
 #include "agent.h"
 #include "bind.h"
 #include "conf.h"
@@ -38,7 +40,7 @@ static void sweep_jobs (void)
     json_array_foreach (ids, i, v)
     {
         uint64_t id = json_integer_value (v);
-        job_record_t *job = find_job_record ((uint32_t)id);
+        job_record_t *job = array_record_of (id);
         int state = jobtap_host_job_state (id);
         if (!job) {
             bind_finish (id, NULL);
@@ -133,7 +135,7 @@ static void *agent_main (void *arg)
             queue_batch_free (&b);
             continue;
         }
-        struct write_scope scope = {.computing = NULL};
+        struct write_scope scope = {.computing = NULL, .agent_pass = true};
         write_scope_enter (&scope);
         int found = bind_discover (ctx, &scope);
         for (size_t i = 0; i < b.n; i++) {
@@ -146,6 +148,8 @@ static void *agent_main (void *arg)
             sweep_jobs ();
             last_sweep = now;
         }
+        /* before the lock goes: Slurm starts only tasks no plugin holds */
+        array_sync_dirty (ctx, &scope);
         write_scope_leave (&scope);
         /* before Slurm may save what this pass changed */
         keep_write (ctx);

@@ -16,12 +16,16 @@
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "actions.h"
 #include "alloc.h"
+#include "array_id.h"
+#include "array_record.h"
+#include "array_sync.h"
 #include "bind.h"
 #include "conf.h"
 #include "ctx.h"
@@ -36,13 +40,12 @@ static void bind_job (struct adapter_ctx *ctx,
                       struct write_scope *scope,
                       job_record_t *job);
 
-bool bind_known (uint32_t id)
+bool bind_known (const job_record_t *job)
 {
-    int64_t p;
-    return jobtap_host_job_priority (id, &p) == 0;
+    return array_known (array_record_id (job));
 }
 
-static void log_record_jobspec (job_record_t *job, json_t *spec)
+static void log_record_jobspec (const job_record_t *job, json_t *spec)
 {
     char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
     info ("jobtap: %pJ jobspec from record %s", job, s ? s : "?");
@@ -71,15 +74,21 @@ void bind_end (const job_record_t *job, bool requeued)
         result = JOBTAP_RESULT_TIMEOUT;
     else if (IS_JOB_FAILED (job) || IS_JOB_NODE_FAILED (job) || job->exit_code)
         result = JOBTAP_RESULT_FAILED;
-    jobtap_host_job_finish (job->job_id, result, job->exit_code, note);
+    jobtap_host_job_finish (array_record_id (job), result, job->exit_code,
+                            note);
 }
 
 void bind_finish (uint64_t id, const job_record_t *job)
 {
     if (job)
         bind_end (job, false);
-    else
-        jobtap_host_job_finish (id, JOBTAP_RESULT_COMPLETED, 0, NULL);
+    else /* gone: purged, or a pending array task cancelled in its
+          * array's record, which leaves no record of its own */
+        jobtap_host_job_finish (id,
+                                jobtap_host_job_state (id) < JOBTAP_STATE_RUN
+                                    ? JOBTAP_RESULT_CANCELED
+                                    : JOBTAP_RESULT_COMPLETED,
+                                0, NULL);
     /* a plugin's epilog holds clean, as in Flux, though Slurm ran no
      * epilog hook (a job cancelled while pending): its end (A_EPILOG_DONE)
      * makes the job inactive */
@@ -92,24 +101,24 @@ bool bind_ensure (struct adapter_ctx *ctx,
                   struct write_scope *scope,
                   job_record_t *job)
 {
-    if (!bind_known (job->job_id))
+    if (!bind_known (job))
         (void)bind_discover (ctx, scope);
-    return bind_known (job->job_id);
+    return bind_known (job);
 }
 
 void bind_run (job_record_t *job)
 {
     json_t *R = alloc_R (job);
-    if (jobtap_host_job_run (job->job_id, R) < 0)
+    if (jobtap_host_job_run (array_record_id (job), R) < 0)
         debug ("jobtap: %pJ: job.state.run: %m", job);
     json_decref (R);
 }
 
 void bind_requeued (struct adapter_ctx *ctx,
                     struct write_scope *scope,
-                    uint32_t id)
+                    uint64_t id)
 {
-    job_record_t *job = find_job_record (id);
+    job_record_t *job = array_record_of (id);
 
     if (!job || !IS_JOB_PENDING (job)
         || jobtap_host_job_state (id) != JOBTAP_STATE_INACTIVE)
@@ -130,13 +139,15 @@ static void settle_job (struct adapter_ctx *ctx,
                         bool restored,
                         int urgency)
 {
+    uint64_t id = array_record_id (job);
+
     /* (a requeued job is pending and may still be completing) */
     if (IS_JOB_FINISHED (job)
         || (IS_JOB_COMPLETING (job) && !IS_JOB_PENDING (job))) {
         /* Started and ended between two passes (array tasks split off
          * and run by the scheduler): it still gets its whole lifecycle. */
-        jobtap_host_job_run (job->job_id, NULL);
-        bind_finish (job->job_id, job);
+        jobtap_host_job_run (id, NULL);
+        bind_finish (id, job);
         return;
     }
     if (IS_JOB_RUNNING (job) || IS_JOB_SUSPENDED (job)) {
@@ -145,19 +156,19 @@ static void settle_job (struct adapter_ctx *ctx,
     }
     if (!IS_JOB_PENDING (job))
         return;
-    int state = jobtap_host_job_state (job->job_id);
+    int state = jobtap_host_job_state (id);
     if (state >= JOBTAP_STATE_RUN && !creation_hold) {
         /* kept as started, but Slurm requeued it before the kill: as a
          * requeue seen live, it ends in jobtap and starts anew */
         bind_end (job, true);
-        jobtap_host_job_inactive (job->job_id);
-        bind_requeued (ctx, scope, job->job_id);
+        jobtap_host_job_inactive (id);
+        bind_requeued (ctx, scope, id);
         return;
     }
     if (state == JOBTAP_STATE_SCHED) {
         /* a plugin may have changed it (urgency 0: flux-core's
          * submit-hold) */
-        urgency = jobtap_host_job_urgency_get (job->job_id);
+        urgency = jobtap_host_job_urgency_get (id);
         if (urgency == 0) {
             /* an operator's hold stays the operator's */
             if ((job->state_reason != WAIT_HELD_USER
@@ -169,7 +180,7 @@ static void settle_job (struct adapter_ctx *ctx,
         else if (restored && job->priority == 0
                  && (job->state_reason == WAIT_HELD_USER
                      || job->state_reason == WAIT_HELD)
-                 && jobtap_host_job_event_posted (job->job_id, "urgency") == 1) {
+                 && jobtap_host_job_event_posted (id, "urgency") == 1) {
             /* released by its user or an operator (jobtap kept it), but
              * Slurm had not saved the release when it was killed */
             info ("jobtap: %pJ: released again after the restart, as "
@@ -195,6 +206,7 @@ static int job_new (struct adapter_ctx *ctx,
         job->details ? (double)job->details->submit_time : (double)time (NULL);
     jobtap_host_error_t err = {{0}};
     bool log_spec = conf_log_jobspec (&ctx->conf);
+    uint64_t id = array_record_id (job);
     json_t *spec = NULL;
     int rc;
 
@@ -202,15 +214,15 @@ static int job_new (struct adapter_ctx *ctx,
         spec = jobspec_from_record (job);
     if (spec && log_spec)
         log_record_jobspec (job, spec);
-    rc = jobtap_host_job_new (token, job->job_id, job->user_id, urgency,
-                              t_submit, token ? NULL : spec, &err);
+    rc = jobtap_host_job_new (token, id, job->user_id, urgency, t_submit,
+                              token ? NULL : spec, &err);
     if (rc < 0 && token != 0 && errno == ENOENT) {
         /* No provisional job (expired, or an array task split off): the
          * runtime replays job.create and job.new from the record. */
         if (!spec)
             spec = jobspec_from_record (job);
-        rc = jobtap_host_job_new (0, job->job_id, job->user_id, urgency,
-                                  t_submit, spec, &err);
+        rc = jobtap_host_job_new (0, id, job->user_id, urgency, t_submit,
+                                  spec, &err);
     }
     json_decref (spec);
     if (rc < 0)
@@ -229,6 +241,12 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
         || (m.flags & MARK_CREATED_HELD)
         || ((m.flags & MARK_BATCH) && !job->batch_flag))
         return false;
+    if (m.flags & MARK_ARRAY) {
+        /* Its tasks do not exist yet (job_allocate makes them after this
+         * hook): the agent binds them (array_sync.h), fenced till then. */
+        fence_job (&ctx->fences, job);
+        return false;
+    }
     /* The jobs slurmctld recovered first, as Flux replays its jobs before
      * it takes new ones: a release job's job.new must meet the job it
      * releases (a submission may come before the agent's first pass). */
@@ -257,6 +275,14 @@ static void bind_job (struct adapter_ctx *ctx,
                          && job->priority == 0 && !actions_held_by_shim (job);
     if (creation_hold)
         urgency = m.urgency;
+    if (array_is_pending_meta (job)) {
+        /* a new array: each task a job of its own */
+        if (array_sync_bind (ctx, job, m.token, urgency) > 0)
+            settle_job (ctx, scope, job, creation_hold, false, urgency);
+        else if (creation_hold)
+            actions_release (ctx, job);
+        return;
+    }
     if (job_new (ctx, job, m.token, urgency) < 0) {
         if (creation_hold || actions_held_by_shim (job))
             actions_release (ctx, job);
@@ -274,7 +300,7 @@ static int collect_unknown (void *x, void *arg)
 {
     job_record_t *job = x;
     struct job_vec *v = arg;
-    if (IS_JOB_FINISHED (job) || bind_known (job->job_id))
+    if (IS_JOB_FINISHED (job) || bind_known (job))
         return 0;
     if (v->n == v->size) {
         size_t size = v->size ? v->size * 2 : 256;
@@ -308,6 +334,41 @@ static int by_state_then_id (const void *a, const void *b)
     if (rx != ry)
         return rx < ry ? -1 : 1;
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/* The entries jobs_restore takes for one record: the job, or each task
+ * of an array whose record still holds several. Returns how many. */
+static size_t restore_entries (struct adapter_ctx *ctx,
+                               json_t *batch,
+                               const job_record_t *job,
+                               int urgency)
+{
+    bool meta = array_is_pending_meta (job);
+    bitstr_t *tasks = meta ? job->array_recs->task_id_bitmap : NULL;
+    int64_t t = meta ? bit_ffs (tasks) : -1;
+    size_t n = 0;
+
+    do {
+        uint64_t id = meta ? array_task_jobid (job->job_id, (uint32_t)t)
+                           : array_record_id (job);
+        json_t *spec = meta ? jobspec_from_array_task (job, (uint32_t)t)
+                            : jobspec_from_record (job);
+        if (conf_log_jobspec (&ctx->conf))
+            log_record_jobspec (job, spec);
+        json_t *entry = json_pack (
+            "{s:I s:I s:i s:f s:o s:i}", "id", (json_int_t)id, "userid",
+            (json_int_t)job->user_id, "urgency", urgency, "t_submit",
+            job->details ? (double)job->details->submit_time
+                         : (double)time (NULL),
+            "jobspec", spec, "state", replay_rank (job));
+        if (entry && !IS_JOB_PENDING (job))
+            json_object_set_new (entry, "R", alloc_R ((job_record_t *)job));
+        json_array_append_new (batch, entry);
+        n++;
+        while (meta && ++t < bit_size (tasks) && !bit_test (tasks, t))
+            ;
+    } while (meta && t < bit_size (tasks));
+    return n;
 }
 
 /* All jobs the runtime does not know: at start-up, everything slurmctld
@@ -360,20 +421,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
                       && IS_JOB_PENDING (job) && !actions_held_by_shim (job);
         if (!creation[i])
             urgency = record_urgency;
-        json_t *spec = jobspec_from_record (job);
-        if (conf_log_jobspec (&ctx->conf))
-            log_record_jobspec (job, spec);
-        json_t *entry = json_pack (
-            "{s:I s:I s:i s:f s:o s:i}", "id", (json_int_t)job->job_id,
-            "userid", (json_int_t)job->user_id, "urgency", urgency,
-            "t_submit",
-            job->details ? (double)job->details->submit_time
-                         : (double)time (NULL),
-            "jobspec", spec, "state", replay_rank (job));
-        if (entry && !IS_JOB_PENDING (job))
-            json_object_set_new (entry, "R", alloc_R (job));
-        json_array_append_new (batch, entry);
-        restored++;
+        restored += restore_entries (ctx, batch, job, urgency);
     }
     if (restored > 0) {
         if (jobtap_host_jobs_restore (batch, &err) < 0)
@@ -414,7 +462,7 @@ int bind_discover (struct adapter_ctx *ctx, struct write_scope *scope)
     } else {
         for (uint32_t id = ctx->scan_next; id < next; id++) {
             job_record_t *job = find_job_record (id);
-            if (job && !bind_known (id)) {
+            if (job && !bind_known (job)) {
                 bind_job (ctx, scope, job);
                 found++;
             }

@@ -32,8 +32,8 @@
 
 struct adapter_ctx;
 
-/* Whether the runtime knows the job. */
-bool bind_known (uint32_t id);
+/* Whether the runtime knows the job the record stands for. */
+bool bind_known (const job_record_t *job);
 
 /* slurmctld is computing the first priority of a job it just created from
  * one of this process's submissions (job->priority is still NO_VAL): bind
@@ -66,10 +66,10 @@ bool bind_ensure (struct adapter_ctx *ctx,
 /* job.state.run for a bound job, with its allocation as R. */
 void bind_run (job_record_t *job);
 
-/* A requeued job (pending again) that jobtap saw end: forget it and bind
- * it anew. Does nothing for any other job. */
+/* A requeued job (pending again) that jobtap saw end (its jobtap id):
+ * forget it and bind it anew. Does nothing for any other job. */
 void bind_requeued (struct adapter_ctx *ctx,
                     struct write_scope *scope,
-                    uint32_t id);
+                    uint64_t id);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "agent.h"
+#include "array_dirty.h"
 #include "conf.h"
 #include "control.h"
 #include "fence.h"
@@ -28,6 +29,8 @@ struct adapter_ctx {
     struct keep keep;     /* keep.c: the jobs' kept state */
     struct fences fences; /* fence.c: new jobs kept from starting until the
                            * agent applies jobtap's hold */
+    struct array_dirty array_dirty; /* array_sync.c: array records whose
+                                     * tasks may no longer agree */
     bool new_in_allocate; /* adapter.c sets it at init: job.new runs in
                            * site_factor_p_set, inside the submission;
                            * false: jobs are created held (the fallback) */

@@ -36,6 +36,8 @@
 #pragma GCC visibility pop
 
 #include "actions.h"
+#include "array_id.h"
+#include "array_record.h"
 #include "bind.h"
 #include "ctx.h"
 #include "hooks_prep.h"
@@ -50,7 +52,7 @@
 static bool run_job (job_record_t *job)
 {
     bind_run (job);
-    return jobtap_host_job_perilog_wait (job->job_id) == 1;
+    return jobtap_host_job_perilog_wait (array_record_id (job)) == 1;
 }
 
 int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
@@ -70,7 +72,8 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
     else if (bind_ensure (&adapter_instance, &scope, job)) {
         /* already RUN: slurmctld restarted (24.11 runs this once it is
          * up, after the jobs were restored) and re-runs the hook */
-        bool again = jobtap_host_job_state (job->job_id) == JOBTAP_STATE_RUN;
+        bool again =
+            jobtap_host_job_state (array_record_id (job)) == JOBTAP_STATE_RUN;
         if (run_job (job)) {
             *async = true;
             if (again)
@@ -88,11 +91,11 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
 int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
 {
     struct write_scope scope = {.computing = NULL};
-    uint32_t id = job->job_id;
+    uint64_t id = array_record_id (job);
 
     write_scope_enter (&scope);
 
-    if (JOBTAP_SLURMCTLD_STARTED () && bind_known (id)) {
+    if (JOBTAP_SLURMCTLD_STARTED () && array_known (id)) {
         bool requeued = job->job_state & JOB_REQUEUE;
         bind_end (job, requeued);
         if (jobtap_host_job_perilog_wait (id) == 1) {
@@ -121,10 +124,10 @@ void hooks_prep_perilog_done (uint64_t id,
 {
     struct adapter_ctx *ctx = arg;
 
-    if (id > UINT32_MAX)
+    if (!array_id_is_slurm (id))
         return;
-    queue_push (&ctx->queue, epilog ? A_EPILOG_DONE : A_PROLOG_DONE,
-                (uint32_t)id, status, note, note ? strlen (note) + 1 : 0);
+    queue_push (&ctx->queue, epilog ? A_EPILOG_DONE : A_PROLOG_DONE, id,
+                status, note, note ? strlen (note) + 1 : 0);
 }
 
 /* In the agent's locked pass: whether Slurm waits for the epilogs that
@@ -136,8 +139,14 @@ void hooks_prep_locked (struct adapter_ctx *ctx,
                         struct write_scope *scope,
                         struct action *a)
 {
-    job_record_t *job = find_job_record (a->id);
+    /* a restarted prolog names the record: jobtap may not know it yet */
+    job_record_t *job = a->kind == A_PROLOG_RESTART
+                            ? find_job_record ((uint32_t)a->id)
+                            : array_record_of (a->id);
+    uint64_t id = a->kind == A_PROLOG_RESTART && job ? array_record_id (job)
+                                                     : a->id;
 
+    a->slurm_id = job ? job->job_id : 0;
     if (a->kind == A_EPILOG_DONE) {
         /* Slurm waits for it in its epilog hook (async); else the job
          * ended with no epilog hook (cancelled while pending), and only
@@ -154,15 +163,16 @@ void hooks_prep_locked (struct adapter_ctx *ctx,
     if (a->kind == A_PROLOG_RESTART) {
         /* restored as RUN (the replay gave job.state.run, where a plugin
          * may have started its prolog again), or still to run */
-        bool wait = job && IS_JOB_CONFIGURING (job) && bind_ensure (ctx, scope, job)
-                    && (jobtap_host_job_state (a->id) == JOBTAP_STATE_SCHED
+        bool wait = job && IS_JOB_CONFIGURING (job)
+                    && bind_ensure (ctx, scope, job)
+                    && (jobtap_host_job_state (id) == JOBTAP_STATE_SCHED
                             ? run_job (job)
-                            : jobtap_host_job_perilog_wait (a->id) == 1);
+                            : jobtap_host_job_perilog_wait (id) == 1);
         if (wait)
             info ("jobtap: %pJ waits for a jobtap prolog again after the "
                   "restart", job);
         else
-            queue_push (&ctx->queue, A_PROLOG_DONE, a->id, 0, NULL, 0);
+            queue_push (&ctx->queue, A_PROLOG_DONE, id, 0, NULL, 0);
         return;
     }
     if (a->kind != A_PROLOG_DONE || a->priority == 0 || !job
@@ -184,13 +194,15 @@ void hooks_prep_unlocked (struct adapter_ctx *ctx, const struct action *a)
     switch (a->kind) {
     case A_PROLOG_DONE:
         /* a wait(2) status: exit code 1 fails the prolog */
-        prep_prolog_slurmctld_callback (a->priority ? 1 << 8 : 0, a->id,
-                                        false);
+        if (a->slurm_id)
+            prep_prolog_slurmctld_callback (a->priority ? 1 << 8 : 0,
+                                            a->slurm_id, false);
         break;
     case A_EPILOG_DONE:
         if (!a->priority)
             break;
-        prep_epilog_slurmctld_callback (0, a->id, false);
+        if (a->slurm_id)
+            prep_epilog_slurmctld_callback (0, a->slurm_id, false);
         jobtap_host_job_inactive (a->id);
         queue_push (&ctx->queue, A_REQUEUED, a->id, 0, NULL, 0);
         break;

@@ -22,6 +22,7 @@
 #pragma GCC visibility pop
 
 #include "actions.h"
+#include "array_record.h"
 #include "bind.h"
 #include "host.h"
 #include "instance.h"
@@ -36,14 +37,15 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
     struct write_scope scope = {.computing = job};
 
     write_scope_enter (&scope);
-    if (jobtap_host_job_priority (job->job_id, &priority) < 0) {
+    if (jobtap_host_job_priority (array_record_id (job), &priority) < 0) {
         if (!ctx->new_in_allocate || !bind_in_allocate (ctx, &scope, job)) {
             queue_wake (&ctx->queue, true, false);
             priority = -1;
         } else {
             /* before Slurm may save the job (keep.h) */
             keep_write (ctx);
-            if (jobtap_host_job_priority (job->job_id, &priority) < 0)
+            if (jobtap_host_job_priority (array_record_id (job), &priority)
+                < 0)
                 priority = -1;
         }
     }

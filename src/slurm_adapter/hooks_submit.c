@@ -27,6 +27,7 @@
 #pragma GCC visibility pop
 
 #include "actions.h"
+#include "array_record.h"
 #include "bind.h"
 #include "conf.h"
 #include "host.h"
@@ -156,7 +157,8 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         .op_priority = desc->priority != 0 && desc->priority != NO_VAL
                            ? desc->priority
                            : 0,
-        .flags = desc->script ? MARK_BATCH : 0,
+        .flags = (desc->script ? MARK_BATCH : 0)
+                 | (desc->array_inx && desc->array_inx[0] ? MARK_ARRAY : 0),
     };
     /* job.new runs in site_factor_p_set, where slurmctld computes the
      * job's first priority (bind.h), unless slurmctld will not compute
@@ -172,6 +174,17 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
     if (m.flags & MARK_CREATED_HELD)
         queue_submitted (&ctx->queue);
     return SLURM_SUCCESS;
+}
+
+/* The urgency of every jobtap job the record stands for (an array's
+ * pending tasks, when its record still holds several). */
+static int set_urgency (uint64_t id, void *arg)
+{
+    int urgency = *(int *)arg;
+    if (jobtap_host_job_urgency (id, urgency) < 0 && errno != ENOENT)
+        error ("jobtap: job %ju: cannot set urgency %d: %m", (uintmax_t)id,
+               urgency);
+    return 0;
 }
 
 /* Urgency follows Slurm's user holds: `scontrol hold` is urgency 0 and
@@ -193,8 +206,7 @@ static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
      * it first, or its creation hold, lifted at the bind, would undo
      * this hold. */
     (void)bind_ensure (&adapter_instance, &scope, job);
-    if (jobtap_host_job_urgency (job->job_id, urgency) < 0 && errno != ENOENT)
-        error ("jobtap: %pJ: cannot set urgency %d: %m", job, urgency);
+    (void)array_for_each_id (job, set_urgency, &urgency);
     write_scope_leave (&scope);
 }
 
@@ -233,6 +245,31 @@ static int reject_update (job_record_t *job,
     return ESLURM_ACCESS_DENIED;
 }
 
+/* One jobtap job's part of a job_modify request: all of an array's
+ * pending tasks take it, the first one's result is the request's. */
+struct task_update {
+    json_t *request;
+    uint32_t uid, role;
+    jobtap_host_error_t *err;
+    json_t *final; /* the first task's */
+};
+
+static int update_one (uint64_t id, void *arg)
+{
+    struct task_update *u = arg;
+    json_t *final = NULL;
+
+    if (jobtap_host_job_update_ex (id, u->request, u->uid, u->role,
+                                   JOBTAP_UPDATE_UNHANDLED_OK, &final,
+                                   u->err) < 0)
+        return -1;
+    if (!u->final)
+        u->final = final;
+    else
+        json_decref (final);
+    return 0;
+}
+
 static int update_from_modify (job_desc_msg_t *desc,
                                job_record_t *job,
                                uint32_t submit_uid,
@@ -254,12 +291,14 @@ static int update_from_modify (job_desc_msg_t *desc,
      * it now (job write lock held), so the plugins see the update. */
     if (!bind_ensure (&adapter_instance, &scope, job))
         goto out_restore;
-    if (jobtap_host_job_update_ex (job->job_id, request, submit_uid, role,
-                                   JOBTAP_UPDATE_UNHANDLED_OK, &final,
-                                   &err) < 0) {
+    struct task_update u = {.request = request, .uid = submit_uid,
+                            .role = role, .err = &err};
+    if (array_for_each_id (job, update_one, &u) != 0) {
         rc = reject_update (job, submit_uid, err.text, err_msg);
+        json_decref (u.final);
         goto out_restore;
     }
+    final = u.final;
     added = added_updates (request, final);
     if (json_object_size (added) > 0 &&
         jobspec_apply_updates (desc, job, added, &msg) < 0) {
@@ -301,7 +340,7 @@ static int hold_under_shim (job_desc_msg_t *desc,
                             char **err_msg)
 {
     bool operator = validate_operator (submit_uid);
-    int urgency = jobtap_host_job_urgency_get (job->job_id);
+    int urgency = jobtap_host_job_urgency_get (array_record_id (job));
     int want;
 
     if (desc->priority == 0)
@@ -322,8 +361,7 @@ static int hold_under_shim (job_desc_msg_t *desc,
     if (urgency != want) {
         struct write_scope scope = {.computing = NULL};
         write_scope_enter (&scope);
-        if (jobtap_host_job_urgency (job->job_id, want) < 0)
-            error ("jobtap: %pJ: cannot set urgency %d: %m", job, want);
+        (void)array_for_each_id (job, set_urgency, &want);
         write_scope_leave (&scope);
         info ("jobtap: %pJ: urgency %d by uid %u; %s", job, want, submit_uid,
               job->state_desc);

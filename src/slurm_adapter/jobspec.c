@@ -305,6 +305,25 @@ json_t *jobspec_from_record (const job_record_t *job)
     return spec;
 }
 
+json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task)
+{
+    struct jobspec_fields f;
+    const char *setattr =
+        jobspec_setattr_find (meta->spank_job_env, meta->spank_job_env_size);
+    char *errmsg = NULL;
+
+    jobspec_fields_from_record (meta, &f);
+    f.array = NULL;
+    f.array_job_id = meta->job_id;
+    f.array_task_id = task;
+    json_t *spec = jobspec_build (&f);
+    if (setattr) {
+        merge_setattr (spec, setattr, &errmsg);
+        free (errmsg); /* logged once for the array by its first reader */
+    }
+    return spec;
+}
+
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc)
 {
     return desc->priority == 0 ? URGENCY_HOLD : URGENCY_DEFAULT;

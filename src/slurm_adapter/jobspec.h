@@ -41,6 +41,10 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
 /* The jobspec of an existing job. Needs the job read lock. */
 json_t *jobspec_from_record (const job_record_t *job);
 
+/* The jobspec of task 'task' of the array whose record (with the task
+ * still pending in it) is 'meta'. Needs the job read lock. */
+json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task);
+
 /* Jobtap urgency of a job: 0 when held by its user or an operator (not
  * by the shim), else the default 16. */
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc);

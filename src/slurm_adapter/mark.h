@@ -30,6 +30,8 @@ enum mark_flags {
     /* the request had a batch script: a record without one is the
      * throw-away record of sbatch --test-only */
     MARK_BATCH = 2,
+    /* a job array: its tasks become jobs when the agent sees the record */
+    MARK_ARRAY = 4,
 };
 
 struct mark {

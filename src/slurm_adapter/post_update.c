@@ -10,6 +10,8 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "array_id.h"
+#include "array_record.h"
 #include "ctx.h"
 #include "host.h"
 #include "jobspec.h"
@@ -33,10 +35,10 @@ void post_update_cb (uint64_t id,
     char *buf = json ? malloc (nl + jl) : NULL;
 
     /* the plugin's name, a NUL, then the updates as JSON text */
-    if (buf && id <= UINT32_MAX) {
+    if (buf && array_id_is_slurm (id)) {
         memcpy (buf, name, nl);
         memcpy (buf + nl, json, jl);
-        if (queue_push (&ctx->queue, A_JOBSPEC_UPDATE, (uint32_t)id, 0, buf,
+        if (queue_push (&ctx->queue, A_JOBSPEC_UPDATE, id, 0, buf,
                         nl + jl) < 0)
             buf[0] = '\0';
     }
@@ -53,7 +55,7 @@ void post_update_cb (uint64_t id,
 static void drop_superseded (job_record_t *job, json_t *updates,
                              const char *plugin)
 {
-    json_t *info = jobtap_host_job_info (job->job_id);
+    json_t *info = jobtap_host_job_info (array_record_id (job));
     char *dropped = NULL;
 
     if (!info)
@@ -79,7 +81,7 @@ static void agree_with_record (job_record_t *job, json_t *updates)
         json_t *now = spec_dotted_get (spec, key);
         json_object_set (values, key, now ? now : json_null ());
     }
-    if (jobtap_host_job_jobspec_sync (job->job_id, values) < 0)
+    if (jobtap_host_job_jobspec_sync (array_record_id (job), values) < 0)
         error ("jobtap: %pJ: cannot set the jobspec back: %m", job);
     json_decref (values);
     json_decref (spec);
@@ -87,11 +89,12 @@ static void agree_with_record (job_record_t *job, json_t *updates)
 
 void post_update_apply (struct adapter_ctx *ctx,
                         struct write_scope *scope,
-                        const struct action *a)
+                        const struct action *a,
+                        job_record_t *job)
 {
     const char *plugin = a->text;
     json_t *updates = json_loads (a->text + strlen (a->text) + 1, 0, NULL);
-    job_record_t *job = find_job_record (a->id);
+    uint32_t job_id = job->job_id;
     job_desc_msg_t *desc = xmalloc (sizeof (*desc));
     slurm_msg_t msg;
     char *why = NULL;
@@ -104,7 +107,7 @@ void post_update_apply (struct adapter_ctx *ctx,
     if (json_object_size (updates) == 0)
         goto out;
     slurm_init_job_desc_msg (desc);
-    desc->job_id = a->id;
+    desc->job_id = job_id;
     if (jobspec_apply_updates (desc, job, updates, &why) < 0) {
         error ("jobtap: %pJ: %s's update cannot be made in Slurm: %s", job,
                plugin, why);
@@ -124,7 +127,7 @@ void post_update_apply (struct adapter_ctx *ctx,
         error ("jobtap: %pJ: Slurm refused %s's update %s: %s", job, plugin,
                text ? text : "?", slurm_strerror (rc));
         free (text);
-        if ((job = find_job_record (a->id)))
+        if ((job = find_job_record (job_id)))
             agree_with_record (job, updates);
     }
     else

@@ -29,9 +29,11 @@ void post_update_cb (uint64_t id,
                      const char *plugin,
                      void *arg);
 
-/* The agent, job write lock held: apply an A_JOBSPEC_UPDATE. */
+/* The agent, job write lock held: apply an A_JOBSPEC_UPDATE to job, the
+ * record that holds the job alone. */
 void post_update_apply (struct adapter_ctx *ctx,
                         struct write_scope *scope,
-                        const struct action *a);
+                        const struct action *a,
+                        job_record_t *job);
 
 #endif

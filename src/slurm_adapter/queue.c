@@ -8,7 +8,7 @@
 
 int queue_push (struct queue *q,
                 enum action_kind kind,
-                uint32_t id,
+                uint64_t id,
                 int64_t priority,
                 const char *text,
                 size_t len)

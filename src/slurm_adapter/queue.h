@@ -10,7 +10,8 @@
  * taken under slurmctld locks and under the runtime's mutex (actions
  * queued from runtime callbacks), never the other way round.
  *
- * No Slurm types: an action names its job by id. */
+ * No Slurm types: an action names its job by its jobtap id (array_id.h),
+ * or, before jobtap knows the job (A_PROLOG_RESTART), by its Slurm id. */
 #ifndef SLURM_JOBTAP_ADAPTER_QUEUE_H
 #define SLURM_JOBTAP_ADAPTER_QUEUE_H
 
@@ -34,7 +35,10 @@ enum action_kind {
 
 struct action {
     enum action_kind kind;
-    uint32_t id;
+    uint64_t id;
+    uint32_t slurm_id; /* A_PROLOG_DONE, A_EPILOG_DONE: the record's job id,
+                        * found by the agent's locked pass for Slurm's
+                        * callback after it */
     int64_t priority; /* A_PRIORITY; A_PROLOG_DONE: the status;
                        * A_EPILOG_DONE: 1 if Slurm waits for it (the
                        * agent's locked pass finds out) */
@@ -70,7 +74,7 @@ struct queue_batch {
  * the agent. -1 with nothing queued if memory runs out. */
 int queue_push (struct queue *q,
                 enum action_kind kind,
-                uint32_t id,
+                uint64_t id,
                 int64_t priority,
                 const char *text,
                 size_t len);

@@ -62,6 +62,14 @@ typedef __typeof__ (*((job_record_t *)NULL)->details) jobtap_job_details_t;
     assoc_mgr_is_user_acct_coord (acct_db_conn, (uid), (acct))
 #endif
 
+/* Splitting a task off its array's record (as scontrol does for one task):
+ * 24.11 asks whether the new record joins the job list (it must here). */
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+#define JOBTAP_JOB_ARRAY_SPLIT(job) job_array_split ((job), true)
+#else
+#define JOBTAP_JOB_ARRAY_SPLIT(job) job_array_split ((job))
+#endif
+
 /* The PrEp and GRES interfaces' headers moved from src/common to
  * src/interfaces in 23.02. */
 #if JOBTAP_SLURM_AT_LEAST(23, 2, 0)

@@ -30,6 +30,10 @@ struct write_scope {
      * (post_update.c): job_modify lets it through, for every record
      * update_job changes (an array's tasks too). */
     bool plugin_update;
+    /* The agent's own pass: no Slurm code is walking the job list, so an
+     * array's task may be split off into a record of its own
+     * (array_sync.h); elsewhere that waits for the agent. */
+    bool agent_pass;
     /* Actions applied to job records in this scope: the agent asks for a
      * scheduler pass after any. */
     unsigned applied;

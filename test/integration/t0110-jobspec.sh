@@ -79,9 +79,9 @@ for pair in "$a:2 same-a" "$b:2 same-b" "$c:1 other"; do
 	is "$rec" "$sub" "... the same jobspec from its record"
 done
 
-# A job array: its tasks as asked, at submit; a task Slurm splits off to
-# run it, its array and index (as jobspec_from_record gives them). The
-# node is cleared first so the tasks run one by one (%1).
+# A job array: its tasks as asked, at submit; each task, a job of its
+# own, its array and index. The node is cleared first so the tasks run
+# one by one (%1).
 scancel "$first" "$id" "$id2" "$a" "$b" "$c" 2>/dev/null
 arr=$(sbatch --parsable -o /dev/null --array=1-3%1 -t 1 -J arr --wrap 'sleep 1')
 cluster_wait_for 10 sh -c "grep -q 'jobspec of a submission by uid 0: .*\"arr\"' '$CLUSTER_DIR/log/slurmctld.log'"
@@ -93,13 +93,13 @@ for t in 1 2; do
 	cluster_wait_for 60 sh -c "grep -q 'jobspec from record .*\"array_job_id\":$arr,\"array_task_id\":$t' '$CLUSTER_DIR/log/slurmctld.log'"
 	task=$(cluster_log | sed -n "s/.*jobspec from record \(.*\"array_job_id\":$arr,\"array_task_id\":$t.*\)/\1/p" | head -n 1)
 	is "$(slurm_attr "$task" array array_job_id array_task_id)" "[null, $arr, $t]" \
-		"task $t, split off to run: its array's id and its index"
+		"task $t, a job of its own: its array's id and its index"
 done
-# jobtap job takes the task as squeue names it
+# jobtap job takes the task as squeue names it: its id is 2^62 + the
+# array's id * 2^30 + the task's index (docs/admin.md, "Job arrays")
 jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
-rec1=$(squeue -h -t all -j "${arr}_1" -o %A)
 is "$("$jobtap" job "${arr}_1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')" \
-	"$rec1" "jobtap job ${arr}_1 is the job of task 1's own record"
+	"$(( (1 << 62) + arr * (1 << 30) + 1 ))" "jobtap job ${arr}_1 is task 1's own job"
 out=$("$jobtap" job "${arr}_9" 2>&1)
 is "$? $out" "1 jobtap: job ${arr}_9: squeue does not know job ${arr}_9" \
 	"a task the array does not have: an error, exit 1"

@@ -1,0 +1,145 @@
+/* Array tasks as jobtap jobs (array_sync.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "array_dirty.h"
+#include "array_id.h"
+#include "array_record.h"
+#include "array_sync.h"
+#include "conf.h"
+#include "fence.h"
+#include "host.h"
+#include "jobspec.h"
+#include "slurm_compat.h"
+
+/* job.new for one task; 0, or -1 logged. */
+static int task_new (struct adapter_ctx *ctx,
+                     job_record_t *meta,
+                     uint32_t task,
+                     uint64_t token,
+                     int urgency)
+{
+    uint64_t id = array_task_jobid (meta->job_id, task);
+    double t_submit = meta->details ? (double)meta->details->submit_time
+                                    : (double)time (NULL);
+    jobtap_host_error_t err = {{0}};
+    json_t *spec = jobspec_from_array_task (meta, task);
+    if (conf_log_jobspec (&ctx->conf)) {
+        char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
+        info ("jobtap: %pJ task %u jobspec from record %s", meta, task,
+              s ? s : "?");
+        free (s);
+    }
+    int rc = jobtap_host_job_new (token, id, meta->user_id, urgency, t_submit,
+                                  spec, &err);
+    if (rc < 0 && token != 0 && errno == ENOENT) /* expired: replayed */
+        rc = jobtap_host_job_new (0, id, meta->user_id, urgency, t_submit,
+                                  spec, &err);
+    json_decref (spec);
+    if (rc < 0)
+        error ("jobtap: %pJ task %u: job.new failed: %s; leaving it to Slurm",
+               meta, task, err.text);
+    return rc;
+}
+
+int array_sync_bind (struct adapter_ctx *ctx,
+                     job_record_t *meta,
+                     uint64_t token,
+                     int urgency)
+{
+    int bound = 0;
+
+    if (array_is_pending_meta (meta)) {
+        bitstr_t *tasks = meta->array_recs->task_id_bitmap;
+        for (int64_t t = bit_ffs (tasks); t >= 0 && t < bit_size (tasks);
+             t++) {
+            if (!bit_test (tasks, t)
+                || array_known (array_task_jobid (meta->job_id, t)))
+                continue;
+            if (task_new (ctx, meta, (uint32_t)t, token, urgency) == 0)
+                bound++;
+            token = 0; /* the provisional job is the first task's */
+        }
+    }
+    else if (token)
+        jobtap_host_submit_abort (token);
+    fence_lift (&ctx->fences, meta->job_id, meta);
+    if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
+        error ("jobtap: %pJ: out of memory", meta);
+    return bound;
+}
+
+job_record_t *array_sync_split (job_record_t *meta, uint32_t task)
+{
+    meta->array_task_id = task;
+    job_record_t *rest = JOBTAP_JOB_ARRAY_SPLIT (meta);
+    if (!rest) {
+        meta->array_task_id = NO_VAL;
+        error ("jobtap: %pJ: cannot split task %u off its array", meta, task);
+        return NULL;
+    }
+    last_job_update = time (NULL);
+    /* the old record is the task's now, with an id of its own */
+    return meta;
+}
+
+/* Tasks of one record that disagree with its first task, split off. */
+static void sync_record (job_record_t *meta, struct write_scope *scope)
+{
+    uint64_t first = array_record_id (meta);
+    struct jobtap_host_decision want, d;
+    uint32_t *split = NULL;
+    size_t n = 0;
+
+    if (!array_id_is_task (first) || jobtap_host_job_decision (first, &want) < 0)
+        return;
+    bitstr_t *tasks = meta->array_recs->task_id_bitmap;
+    int64_t size = bit_size (tasks);
+    for (int64_t t = array_id_task (first) + 1; t < size; t++) {
+        if (!bit_test (tasks, t)
+            || jobtap_host_job_decision (array_task_jobid (meta->job_id, t),
+                                         &d) < 0
+            || jobtap_host_decision_equal (&want, &d))
+            continue;
+        uint32_t *more = realloc (split, (n + 1) * sizeof (*split));
+        if (!more)
+            break;
+        split = more;
+        split[n++] = (uint32_t)t;
+    }
+    uint32_t array_job_id = meta->job_id;
+    for (size_t i = 0; i < n && meta && array_is_pending_meta (meta); i++) {
+        job_record_t *task = array_sync_split (meta, split[i]);
+        if (!task)
+            break;
+        meta = find_job_record (array_job_id);
+        info ("jobtap: %pJ split off its array: its jobtap decision differs "
+              "from its array's", task);
+        scope->applied++;
+        (void)jobtap_host_job_resync (array_task_jobid (array_job_id,
+                                                        split[i]));
+    }
+    free (split);
+}
+
+void array_sync_dirty (struct adapter_ctx *ctx, struct write_scope *scope)
+{
+    /* a resync may mark records again: a few rounds settle it */
+    for (int round = 0; round < 3 && ctx->array_dirty.n; round++) {
+        struct array_dirty d = array_dirty_take (&ctx->array_dirty);
+        for (size_t i = 0; i < d.n; i++) {
+            job_record_t *meta = find_job_record (d.ids[i]);
+            if (meta && array_is_pending_meta (meta))
+                sync_record (meta, scope);
+        }
+        array_dirty_free (&d);
+    }
+}

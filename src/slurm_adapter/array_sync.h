@@ -1,0 +1,45 @@
+/* array_sync: a job array's tasks as jobtap jobs of their own, kept in
+ * agreement with the Slurm records that hold them (array_record.h).
+ *
+ * - bind: job.new for each task of an array this slurmctld has just
+ *   created, in task order. The submission fenced the array's record
+ *   (fence.h), since its tasks do not exist when site_factor_p_set sees
+ *   it: the agent binds them, then lifts the fence.
+ * - split: a task whose decision (hold, urgency hold, priority) differs
+ *   from its record's first task is split off into a record of its own,
+ *   as `scontrol hold 7_3` does, and its decision told again for that
+ *   record (jobtap_host_job_resync). So Slurm starts exactly the tasks no
+ *   plugin holds, in priority order, and tasks that agree stay one record
+ *   (squeue's 7_[3-9]).
+ *
+ * Only the agent's locked pass calls these: splitting adds a record to
+ * Slurm's job list, which nothing else may be walking then. */
+#ifndef SLURM_JOBTAP_ADAPTER_ARRAY_SYNC_H
+#define SLURM_JOBTAP_ADAPTER_ARRAY_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "ctx.h"
+#include "write_scope.h"
+
+/* job.new for every task of 'meta' jobtap does not know yet; 'token' is
+ * the submission's provisional job (the first task binds it; 0 for none),
+ * 'urgency' the submission's. Then the record's fence is lifted and the
+ * record looked at again (array_sync_dirty). Returns the tasks bound. */
+int array_sync_bind (struct adapter_ctx *ctx,
+                     job_record_t *meta,
+                     uint64_t token,
+                     int urgency);
+
+/* Split task 'task' off 'meta' (an array's record holding it with other
+ * tasks). Returns the task's new record, or NULL (logged). */
+job_record_t *array_sync_split (job_record_t *meta, uint32_t task);
+
+/* The records marked dirty (ctx->array_dirty): split off each task whose
+ * decision differs from its record's first task. */
+void array_sync_dirty (struct adapter_ctx *ctx, struct write_scope *scope);
+
+#endif

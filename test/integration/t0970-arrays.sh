@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Job arrays are jobs: every task of an array is a jobtap job of its own,
+# with job.new and its states, and a plugin's decision for one task is
+# that task's alone. Slurm keeps the tasks that agree in the array's
+# record (squeue's 7_[3-4]) and the adapter splits off a task whose
+# decision differs, as `scontrol hold 7_3` does.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+
+ex=$(cd "$(dirname "$0")/../../conf/examples" && pwd)
+policy=$(mktemp --suffix=.lua)
+# holds task 2 of any array whose name is "hold2"; logs the end of the
+# tasks of arrays named "watch"
+cat >"$policy" <<'LUA'
+local jobtap = require "jobtap"
+jobtap.on ("job.state.depend", function (job)
+    local s = job.slurm or {}
+    if job.name == "hold2" and s.array_task_id == 2 then
+        job:add_dependency ("task-two")
+        jobtap.log_info ("holding task %d_%d", s.array_job_id, s.array_task_id)
+    end
+end)
+jobtap.on ("job.state.inactive", function (job)
+    local s = job.slurm or {}
+    if job.name == "watch" then
+        jobtap.log_info ("task %d_%d inactive", s.array_job_id, s.array_task_id)
+    end
+end)
+LUA
+conf=$(mktemp)
+cat >"$conf" <<TOML
+[job-manager]
+plugins = [
+  { load = "$ex/max-running.lua", conf = { max-running = 1, users = { "65534" = 4 } } },
+  { load = "$policy" },
+]
+[slurm-jobtap]
+reprioritize-period = 3
+keep-eventlog = true
+TOML
+cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+rm -f "$conf"
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
+states() { squeue -h -t all -j "$1" -o '%i:%T' | sort | tr '\n' ' ' | sed 's/ $//'; }
+running() { squeue -h -t running -u "$1" -o %i | wc -l; }
+
+# One running job per user (root here): an array of four tasks on a
+# 2-CPU node runs one task at a time, and every task finishes.
+arr=$(sbatch --parsable -c 1 -t 5 -o /dev/null --array=1-4 --wrap 'sleep 2')
+most=0
+for _ in $(seq 1 60); do
+	n=$(running root)
+	[ "$n" -gt "$most" ] && most=$n
+	[ "$(squeue -h -t all -j "$arr" -o %T | grep -c COMPLETED)" = 4 ] && break
+	sleep 0.5
+done
+is "$most" 1 "max-running = 1 holds an array to one running task at a time"
+is "$(states "$arr")" "${arr}_1:COMPLETED ${arr}_2:COMPLETED ${arr}_3:COMPLETED ${arr}_4:COMPLETED" \
+	"and every task ran to completion"
+like "$(cluster_log)" "max-running.lua: job [0-9]+ of user 0 waits" "the tasks beyond the limit waited as jobs of their own"
+like "$(cluster_log)" "JobId=${arr}_2\\([0-9]+\\) split off its array" \
+	"a task held alone was split off its array's record"
+out=$("$jobtap" job "${arr}_3")
+like "$out" "JobId +${arr}_3 \\([0-9]+\\)" "jobtap job ARRAY_TASK finds the task's own job"
+like "$out" "State +INACTIVE" "which went through to inactive"
+for ev in submit validate depend priority alloc start finish release free clean; do
+	like "$out" "[0-9] $ev" "task 3's eventlog has $ev"
+done
+
+# An array and a plain job share the limit.
+plain=$(sbatch --parsable -n 1 -t 5 -o /dev/null --wrap 'sleep 4')
+cluster_wait_for 15 sh -c "squeue -h -j $plain -o %T | grep -q RUNNING"
+arr=$(sbatch --parsable -c 1 -t 5 -o /dev/null --array=1-2 --wrap 'sleep 1')
+cluster_wait_for 10 sh -c "squeue -h -j $arr -o %r | grep -q max-running-jobs"
+sleep 1
+is "$(squeue -h -j "$arr" -o '%T %r' | sort -u)" "PENDING jobtap: max-running-jobs" \
+	"while a plain job runs, the array's tasks wait for the same limit"
+cluster_wait_for 30 sh -c "[ \$(squeue -h -t all -j $arr -o %T | grep -c COMPLETED) = 2 ]"
+is "$(states "$arr")" "${arr}_1:COMPLETED ${arr}_2:COMPLETED" "and run after it"
+
+# nobody may run 4 at once: a plugin holding task 2 holds only task 2.
+arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null -J hold2 --array=1-3 --wrap 'sleep 30')
+cluster_wait_for 15 sh -c "[ \$(squeue -h -t running -j $arr -o %i | wc -l) = 2 ]"
+is "$(squeue -h -t all -j "$arr" -o '%i %T %r' | sort | tr '\n' ' ' | sed 's/ $//')" \
+	"${arr}_1 RUNNING None ${arr}_2 PENDING jobtap: task-two ${arr}_3 RUNNING None" \
+	"a plugin holding task 2 leaves tasks 1 and 3 running"
+like "$(cluster_log)" "holding task ${arr}_2" "the plugin saw the task's array id and index"
+like "$("$jobtap" job "${arr}_2")" "Dependencies +task-two" "jobtap shows task 2's dependency"
+like "$("$jobtap" job "${arr}_1")" "State +RUN" "and task 1 running"
+scancel "$arr"
+cluster_wait_for 15 sh -c "! squeue -h -j $arr -o %T | grep -q ."
+cluster_wait_for 15 sh -c "$jobtap job ${arr}_2 | grep -q INACTIVE"
+like "$("$jobtap" job "${arr}_2")" "State +INACTIVE" "scancel of the array ends the held task in jobtap too"
+
+# No decision differs: the tasks stay in the array's record, shown as a
+# range, and Slurm's throttle (%1) holds.
+arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null --array=1-4%1 --wrap 'sleep 2')
+cluster_wait_for 15 sh -c "squeue -h -j $arr -o %T | grep -q RUNNING"
+like "$(squeue -h -j "$arr" -t pending -o %i)" "^${arr}_\\[[23]-4%1\\]$" \
+	"tasks no plugin treats apart stay one pending range"
+most=0
+for _ in $(seq 1 40); do
+	n=$(running nobody)
+	[ "$n" -gt "$most" ] && most=$n
+	[ "$(squeue -h -t all -j "$arr" -o %T | grep -c COMPLETED)" = 4 ] && break
+	sleep 0.5
+done
+is "$most" 1 "the array's own throttle %1 still holds"
+is "$(squeue -h -t all -j "$arr" -o %T | sort | uniq -c | awk '{print $1, $2}')" "4 COMPLETED" \
+	"and all four tasks ran"
+
+# A pending task cancelled alone (it has no record of its own) ends in
+# jobtap at the next sweep, and is forgotten with it (Slurm has no record
+# of it to purge later).
+arr=$(as_nobody sbatch --parsable -c 2 -t 5 -o /dev/null -J watch --array=1-3 --wrap 'sleep 30')
+cluster_wait_for 15 sh -c "squeue -h -j $arr -o %T | grep -q RUNNING"
+scancel "${arr}_3"
+cluster_wait_for 15 sh -c "grep -q 'task ${arr}_3 inactive' '$CLUSTER_DIR/log/slurmctld.log'"
+like "$(cluster_log)" "task ${arr}_3 inactive" "scancel ARRAY_TASK of a pending task ends it in jobtap"
+unlike "$(cluster_log)" "task ${arr}_2 inactive" "its sibling is not ended"
+like "$("$jobtap" job "${arr}_2")" "State +SCHED" "and still waits"
+scancel "$arr"
+
+rm -f "$policy"
+cluster_finish
+done_testing
