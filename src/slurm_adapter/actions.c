@@ -290,7 +290,7 @@ static job_record_t *task_in_array (struct adapter_ctx *ctx,
         return NULL;
     }
     if (a->kind == A_CANCEL || a->kind == A_JOBSPEC_UPDATE)
-        return array_sync_split (meta, array_id_task (a->id));
+        return array_sync_split (ctx, meta, array_id_task (a->id));
     if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
         error ("jobtap: %pJ: out of memory", meta);
     return first ? meta : NULL;

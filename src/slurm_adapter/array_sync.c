@@ -55,30 +55,43 @@ int array_sync_bind (struct adapter_ctx *ctx,
                      uint64_t token,
                      int urgency)
 {
+    uint32_t array_job_id = meta->job_id;
     int bound = 0;
 
-    if (array_is_pending_meta (meta)) {
-        bitstr_t *tasks = meta->array_recs->task_id_bitmap;
-        for (int64_t t = bit_ffs (tasks); t >= 0 && t < bit_size (tasks);
-             t++) {
-            if (!bit_test (tasks, t)
-                || array_known (array_task_jobid (meta->job_id, t)))
-                continue;
-            if (task_new (ctx, meta, (uint32_t)t, token, urgency) == 0)
-                bound++;
-            token = 0; /* the provisional job is the first task's */
-        }
+    if (!array_is_pending_meta (meta)) {
+        if (token)
+            jobtap_host_submit_abort (token);
+        fence_lift (&ctx->fences, array_job_id, meta);
+        return 0;
     }
-    else if (token)
-        jobtap_host_submit_abort (token);
-    fence_lift (&ctx->fences, meta->job_id, meta);
-    if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
-        error ("jobtap: %pJ: out of memory", meta);
+    /* A task's job.new may split it off (a cancel, an update: actions.c),
+     * leaving the rest in a new record with the array's id: walk a copy
+     * of the tasks, and find the record again each time. */
+    bitstr_t *tasks = bit_copy (meta->array_recs->task_id_bitmap);
+    for (int64_t t = bit_ffs (tasks); t >= 0 && t < bit_size (tasks); t++) {
+        if (!bit_test (tasks, t)
+            || array_known (array_task_jobid (array_job_id, t)))
+            continue;
+        if (!(meta = find_job_record (array_job_id)))
+            break;
+        if (task_new (ctx, meta, (uint32_t)t, token, urgency) == 0)
+            bound++;
+        token = 0; /* the provisional job is the first task's */
+    }
+    FREE_NULL_BITMAP (tasks);
+    fence_lift (&ctx->fences, array_job_id, find_job_record (array_job_id));
+    if (array_dirty_mark (&ctx->array_dirty, array_job_id) < 0)
+        error ("jobtap: JobId=%u: out of memory", array_job_id);
     return bound;
 }
 
-job_record_t *array_sync_split (job_record_t *meta, uint32_t task)
+job_record_t *array_sync_split (struct adapter_ctx *ctx,
+                                job_record_t *meta,
+                                uint32_t task)
 {
+    /* the task must not take a fence along (the agent holds the job
+     * write lock until its tasks are bound: nothing starts meanwhile) */
+    fence_lift (&ctx->fences, meta->job_id, meta);
     meta->array_task_id = task;
     job_record_t *rest = JOBTAP_JOB_ARRAY_SPLIT (meta);
     if (!rest) {
@@ -92,7 +105,9 @@ job_record_t *array_sync_split (job_record_t *meta, uint32_t task)
 }
 
 /* Tasks of one record that disagree with its first task, split off. */
-static void sync_record (job_record_t *meta, struct write_scope *scope)
+static void sync_record (struct adapter_ctx *ctx,
+                         job_record_t *meta,
+                         struct write_scope *scope)
 {
     uint64_t first = array_record_id (meta);
     struct jobtap_host_decision want, d;
@@ -117,7 +132,7 @@ static void sync_record (job_record_t *meta, struct write_scope *scope)
     }
     uint32_t array_job_id = meta->job_id;
     for (size_t i = 0; i < n && meta && array_is_pending_meta (meta); i++) {
-        job_record_t *task = array_sync_split (meta, split[i]);
+        job_record_t *task = array_sync_split (ctx, meta, split[i]);
         if (!task)
             break;
         meta = find_job_record (array_job_id);
@@ -138,7 +153,7 @@ void array_sync_dirty (struct adapter_ctx *ctx, struct write_scope *scope)
         for (size_t i = 0; i < d.n; i++) {
             job_record_t *meta = find_job_record (d.ids[i]);
             if (meta && array_is_pending_meta (meta))
-                sync_record (meta, scope);
+                sync_record (ctx, meta, scope);
         }
         array_dirty_free (&d);
     }

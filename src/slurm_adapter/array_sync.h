@@ -35,8 +35,11 @@ int array_sync_bind (struct adapter_ctx *ctx,
                      int urgency);
 
 /* Split task 'task' off 'meta' (an array's record holding it with other
- * tasks). Returns the task's new record, or NULL (logged). */
-job_record_t *array_sync_split (job_record_t *meta, uint32_t task);
+ * tasks), lifting the record's fence first. Returns the task's new
+ * record, or NULL (logged). */
+job_record_t *array_sync_split (struct adapter_ctx *ctx,
+                                job_record_t *meta,
+                                uint32_t task);
 
 /* The records marked dirty (ctx->array_dirty): split off each task whose
  * decision differs from its record's first task. */
