@@ -142,6 +142,9 @@ arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null --array=1-4%1 --wrap 's
 cluster_wait_for 15 sh -c "squeue -h -j $arr -o %T | grep -q RUNNING"
 like "$(squeue -h -j "$arr" -t pending -o %i)" "^${arr}_\\[[23]-4%1\\]$" \
 	"tasks no plugin treats apart stay one pending range"
+is "$(squeue -h -r -j "$arr" -t pending -o %A | sort -u)" "$arr" \
+	"in the array's one record"
+unlike "$(cluster_log)" "JobId=${arr}_[0-9]+\\([0-9]+\\) split off" "none was split off"
 most=0
 for _ in $(seq 1 40); do
 	n=$(running nobody)
@@ -163,6 +166,45 @@ cluster_wait_for 15 sh -c "grep -q 'task ${arr}_3 inactive' '$CLUSTER_DIR/log/sl
 like "$(cluster_log)" "task ${arr}_3 inactive" "scancel ARRAY_TASK of a pending task ends it in jobtap"
 unlike "$(cluster_log)" "task ${arr}_2 inactive" "its sibling is not ended"
 like "$("$jobtap" job "${arr}_2")" "State +SCHED" "and still waits"
+scancel "$arr"
+
+# scontrol update of the array is a job.update of each pending task; of
+# one task (Slurm splits it off), of that task alone.
+blocker=$(sbatch --parsable -c 2 -t 5 -o /dev/null --wrap 'sleep 120')
+cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
+arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null -J upd --array=1-3 --wrap 'sleep 30')
+cluster_wait_for 10 sh -c "$jobtap job ${arr}_3 | grep -q SCHED"
+duration() { "$jobtap" job "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobspec"]["attributes"]["system"]["duration"])'; }
+scontrol update jobid="$arr" TimeLimit=4
+is "$(duration "${arr}_1") $(duration "${arr}_2") $(duration "${arr}_3")" "240.0 240.0 240.0" \
+	"scontrol update of the array: every pending task's jobspec"
+scontrol update jobid="${arr}_2" TimeLimit=3
+is "$(duration "${arr}_1") $(duration "${arr}_2") $(duration "${arr}_3")" "240.0 180.0 240.0" \
+	"scontrol update of task 2: task 2's alone"
+limits() { for t in 1 2 3; do scontrol show job "${arr}_$t" | sed -n 's/.*\(TimeLimit=[^ ]*\).*/\1/p'; done | paste -sd' '; }
+is "$(limits)" "TimeLimit=00:04:00 TimeLimit=00:03:00 TimeLimit=00:04:00" \
+	"as in Slurm (task 2 split off by scontrol)"
+
+# Across a slurmctld restart every task keeps its jobtap state: the
+# tasks still in the array's record, the one split off, and their ids.
+cluster_restart_slurmctld || bail_out "slurmctld did not come back"
+cluster_wait_for 15 sh -c "$jobtap job ${arr}_3 | grep -q SCHED"
+is "$(duration "${arr}_1") $(duration "${arr}_2") $(duration "${arr}_3")" "240.0 180.0 240.0" \
+	"after a restart each task is the job it was"
+is "$(limits)" "TimeLimit=00:04:00 TimeLimit=00:03:00 TimeLimit=00:04:00" \
+	"and Slurm's records are as they were"
+scancel "$blocker"
+cluster_wait_for 15 sh -c "[ \$(squeue -h -t running -j $arr -o %i | wc -l) = 2 ]"
+
+# scontrol requeue of a running task: the task ends in jobtap and starts
+# anew as the same task.
+running=$(squeue -h -t running -j "$arr" -o %i | sort | head -n 1)
+out=$(scontrol requeue "$running" 2>&1)
+ok $? "scontrol requeue $running" || diag "$out"
+cluster_wait_for 30 sh -c "grep -q 'jobtap: JobId=$running([0-9]*) was requeued: it starts anew in jobtap' '$CLUSTER_DIR/log/slurmctld.log'"
+like "$(cluster_log)" "jobtap: JobId=$running\\([0-9]+\\) was requeued: it starts anew in jobtap" \
+	"a requeued task starts anew in jobtap"
+like "$("$jobtap" job "$running")" "State +(DEPEND|PRIORITY|SCHED)" "as the same task, pending again"
 scancel "$arr"
 
 rm -f "$policy"
