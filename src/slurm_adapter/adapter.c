@@ -195,6 +195,7 @@ void jobtap_slurm_fini (const char *plugin_type)
     agent_stop (ctx);
     fence_free (&ctx->fences);
     array_dirty_free (&ctx->array_dirty);
+    array_dirty_free (&ctx->array_unbound);
     jobtap_host_fini ();
     conf_clear (&ctx->conf);
 }

@@ -137,6 +137,7 @@ static void *agent_main (void *arg)
         }
         struct write_scope scope = {.computing = NULL, .agent_pass = true};
         write_scope_enter (&scope);
+        array_sync_continue (ctx);
         int found = bind_discover (ctx, &scope);
         for (size_t i = 0; i < b.n; i++) {
             if (b.actions[i].kind >= A_PROLOG_RESTART)
@@ -170,6 +171,8 @@ static void *agent_main (void *arg)
             queue_polls_after_pass (&ctx->queue, b.discover, quick_passes);
         if (b.n > 0 || found > 0 || scope.applied > 0)
             queue_job_scheduler ();
+        if (ctx->array_unbound.n > 0) /* the next chunk of an array */
+            queue_wake (&ctx->queue, true, false);
         queue_batch_free (&b);
     }
     return NULL;

@@ -1,6 +1,7 @@
-/* array_dirty: the array records whose pending tasks may no longer agree
- * (a decision for one of them changed), for the agent to look at before
- * it lets go of the job write lock (array_sync.h). A set of job ids.
+/* array_dirty: a set of array records, by job id, for the agent to look
+ * at again in its pass (array_sync.h): those whose pending tasks may no
+ * longer agree (a decision for one of them changed), and those whose
+ * tasks are not all jobs yet.
  *
  * Locks: the slurmctld job write lock, held by every caller. */
 #ifndef SLURM_JOBTAP_ADAPTER_ARRAY_DIRTY_H

@@ -20,6 +20,11 @@
 #include "jobspec.h"
 #include "slurm_compat.h"
 
+/* The most tasks made jobs in one of the agent's passes: a pass holds the
+ * job write lock (about 35 us a task), and the jobspecs it builds are
+ * compacted after it. */
+#define ARRAY_BIND_CHUNK 2000
+
 /* job.new for one task; 0, or -1 logged. */
 static int task_new (struct adapter_ctx *ctx,
                      job_record_t *meta,
@@ -68,21 +73,59 @@ int array_sync_bind (struct adapter_ctx *ctx,
      * leaving the rest in a new record with the array's id: walk a copy
      * of the tasks, and find the record again each time. */
     bitstr_t *tasks = bit_copy (meta->array_recs->task_id_bitmap);
-    for (int64_t t = bit_ffs (tasks); t >= 0 && t < bit_size (tasks); t++) {
+    int64_t t;
+    for (t = bit_ffs (tasks); t >= 0 && t < bit_size (tasks); t++) {
         if (!bit_test (tasks, t)
             || array_known (array_task_jobid (array_job_id, t)))
             continue;
-        if (!(meta = find_job_record (array_job_id)))
+        if (bound == ARRAY_BIND_CHUNK
+            || !(meta = find_job_record (array_job_id)))
             break;
         if (task_new (ctx, meta, (uint32_t)t, token, urgency) == 0)
             bound++;
         token = 0; /* the provisional job is the first task's */
     }
+    bool more = t >= 0 && t < bit_size (tasks) && meta;
     FREE_NULL_BITMAP (tasks);
+    if (more) {
+        /* fenced until every task is a job: the next pass goes on */
+        if (array_dirty_mark (&ctx->array_unbound, array_job_id) < 0)
+            error ("jobtap: JobId=%u: out of memory", array_job_id);
+        return bound;
+    }
     fence_lift (&ctx->fences, array_job_id, find_job_record (array_job_id));
     if (array_dirty_mark (&ctx->array_dirty, array_job_id) < 0)
         error ("jobtap: JobId=%u: out of memory", array_job_id);
     return bound;
+}
+
+void array_sync_continue (struct adapter_ctx *ctx)
+{
+    struct array_dirty d = array_dirty_take (&ctx->array_unbound);
+    for (size_t i = 0; i < d.n; i++) {
+        job_record_t *meta = find_job_record (d.ids[i]);
+        if (meta)
+            (void)array_sync_bind (ctx, meta, 0,
+                                   jobspec_urgency_from_record (meta));
+    }
+    array_dirty_free (&d);
+}
+
+void array_sync_resume (struct adapter_ctx *ctx, job_record_t *meta)
+{
+    fence_job (&ctx->fences, meta);
+    if (array_dirty_mark (&ctx->array_unbound, meta->job_id) < 0)
+        error ("jobtap: %pJ: out of memory", meta);
+}
+
+bool array_sync_partly_bound (const job_record_t *meta)
+{
+    if (!array_is_pending_meta (meta))
+        return false;
+    bitstr_t *tasks = meta->array_recs->task_id_bitmap;
+    uint64_t first = array_task_jobid (meta->job_id, bit_ffs (tasks));
+    uint64_t last = array_task_jobid (meta->job_id, bit_fls (tasks));
+    return array_known (first) && !array_known (last);
 }
 
 job_record_t *array_sync_split (struct adapter_ctx *ctx,

@@ -25,14 +25,26 @@
 #include "ctx.h"
 #include "write_scope.h"
 
-/* job.new for every task of 'meta' jobtap does not know yet; 'token' is
- * the submission's provisional job (the first task binds it; 0 for none),
- * 'urgency' the submission's. Then the record's fence is lifted and the
- * record looked at again (array_sync_dirty). Returns the tasks bound. */
+/* job.new for the tasks of 'meta' jobtap does not know yet, in task
+ * order; 'token' is the submission's provisional job (the first task
+ * binds it; 0 for none), 'urgency' the submission's. At most a chunk of
+ * tasks a pass: the rest wait for the next (array_sync_continue), the
+ * record fenced. Once every task is a job, the record's fence is lifted
+ * and the record looked at again (array_sync_dirty). Returns the tasks
+ * bound. */
 int array_sync_bind (struct adapter_ctx *ctx,
                      job_record_t *meta,
                      uint64_t token,
                      int urgency);
+
+/* The next chunk of each array whose tasks are not all jobs yet
+ * (ctx->array_unbound); the agent asks for another pass while any is. */
+void array_sync_continue (struct adapter_ctx *ctx);
+
+/* After a restart: an array record some of whose tasks were made jobs
+ * (array_sync_partly_bound) is fenced again and bound on. */
+bool array_sync_partly_bound (const job_record_t *meta);
+void array_sync_resume (struct adapter_ctx *ctx, job_record_t *meta);
 
 /* Split task 'task' off 'meta' (an array's record holding it with other
  * tasks), lifting the record's fence first. Returns the task's new

@@ -292,6 +292,7 @@ static void bind_job (struct adapter_ctx *ctx,
 }
 
 struct job_vec {
+    struct adapter_ctx *ctx;
     job_record_t **jobs;
     size_t n, size;
 };
@@ -300,7 +301,15 @@ static int collect_unknown (void *x, void *arg)
 {
     job_record_t *job = x;
     struct job_vec *v = arg;
-    if (IS_JOB_FINISHED (job) || bind_known (job))
+    if (IS_JOB_FINISHED (job))
+        return 0;
+    if (array_sync_partly_bound (job)) {
+        /* cut short by a restart while its tasks were made jobs */
+        fence_clear_leftover (job);
+        array_sync_resume (v->ctx, job);
+        return 0;
+    }
+    if (bind_known (job))
         return 0;
     if (v->n == v->size) {
         size_t size = v->size ? v->size * 2 : 256;
@@ -381,7 +390,7 @@ static size_t restore_entries (struct adapter_ctx *ctx,
 static int bind_all_unknown (struct adapter_ctx *ctx,
                              struct write_scope *scope)
 {
-    struct job_vec v = {0};
+    struct job_vec v = {.ctx = ctx};
     json_t *batch = json_array ();
     jobtap_host_error_t err = {{0}};
     size_t restored = 0;

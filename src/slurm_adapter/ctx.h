@@ -31,6 +31,8 @@ struct adapter_ctx {
                            * agent applies jobtap's hold */
     struct array_dirty array_dirty; /* array_sync.c: array records whose
                                      * tasks may no longer agree */
+    struct array_dirty array_unbound; /* array_sync.c: array records whose
+                                       * tasks are not all jobs yet */
     bool new_in_allocate; /* adapter.c sets it at init: job.new runs in
                            * site_factor_p_set, inside the submission;
                            * false: jobs are created held (the fallback) */

@@ -43,14 +43,14 @@ conf=$(mktemp)
 cat >"$conf" <<TOML
 [job-manager]
 plugins = [
-  { load = "$ex/max-running.lua", conf = { max-running = 1, users = { "65534" = 4 } } },
+  { load = "$ex/max-running.lua", conf = { max-running = 1, users = { "65534" = 10000 } } },
   { load = "$policy" },
 ]
 [slurm-jobtap]
 reprioritize-period = 3
 keep-eventlog = true
 TOML
-cluster_start --jobtap-conf "$conf" || bail_out "cluster did not start"
+cluster_start --jobtap-conf "$conf" --conf "MaxArraySize=3001" || bail_out "cluster did not start"
 rm -f "$conf"
 jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
@@ -92,7 +92,7 @@ is "$(squeue -h -j "$arr" -o '%T %r' | sort -u)" "PENDING jobtap: max-running-jo
 cluster_wait_for 30 sh -c "[ \$(squeue -h -t all -j $arr -o %T | grep -c COMPLETED) = 2 ]"
 is "$(states "$arr")" "${arr}_1:COMPLETED ${arr}_2:COMPLETED" "and run after it"
 
-# nobody may run 4 at once: a plugin holding task 2 holds only task 2.
+# nobody has a wide limit: a plugin holding task 2 holds only task 2.
 arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null -J hold2 --array=1-3 --wrap 'sleep 30')
 cluster_wait_for 15 sh -c "[ \$(squeue -h -t running -j $arr -o %i | wc -l) = 2 ]"
 is "$(squeue -h -t all -j "$arr" -o '%i %T %r' | sort | tr '\n' ' ' | sed 's/ $//')" \
@@ -206,6 +206,19 @@ like "$(cluster_log)" "jobtap: JobId=$running\\([0-9]+\\) was requeued: it start
 	"a requeued task starts anew in jobtap"
 like "$("$jobtap" job "$running")" "State +(DEPEND|PRIORITY|SCHED)" "as the same task, pending again"
 scancel "$arr"
+
+# An array larger than the agent binds in one pass (2000 tasks): fenced
+# until every task is a job, then Slurm's again.
+blocker=$(sbatch --parsable -c 2 -t 5 -o /dev/null --wrap 'sleep 120')
+arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null --array=0-2999 --wrap true)
+cluster_wait_for 60 sh -c "$jobtap job ${arr}_2999 >/dev/null 2>&1"
+like "$("$jobtap" job "${arr}_2999")" "State +SCHED" "the 3000th task is a job too"
+like "$("$jobtap" job "${arr}_0")" "State +SCHED" "as is the first"
+cluster_wait_for 10 sh -c "! scontrol show job $arr | grep -q EligibleTime=2038"
+unlike "$(scontrol show job "$arr" | grep EligibleTime | head -n 1)" "EligibleTime=2038" \
+	"and the array's record is no longer fenced"
+is "$(squeue -h -r -j "$arr" -t pending -o %A | sort -u)" "$arr" "its tasks still one record"
+scancel "$arr" "$blocker"
 
 rm -f "$policy"
 cluster_finish
