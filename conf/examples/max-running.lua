@@ -8,7 +8,11 @@
 -- then "; also held by its user" or "; also waits on its Slurm
 -- dependency" if that holds the job too) and are released oldest first
 -- as that user's jobs end.  A job counts from the moment it is released
--- until it ends, so at most N are ever eligible to run at once.  Under
+-- until it ends, so at most N are ever eligible to run at once.  Each
+-- task of a job array is a job here (docs/admin.md, "Job arrays"): an
+-- array runs at most N tasks at once, and shares the limit with the
+-- user's other jobs; tasks wait and are released oldest first (by id:
+-- an array's tasks in order).  Under
 -- Slurm the end of a job is seen at the adapter's periodic sweep
 -- ([slurm-jobtap] reprioritize-period).
 local jobtap = require "jobtap"

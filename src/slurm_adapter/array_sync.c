@@ -132,16 +132,21 @@ job_record_t *array_sync_split (struct adapter_ctx *ctx,
                                 job_record_t *meta,
                                 uint32_t task)
 {
-    /* the task must not take a fence along (the agent holds the job
-     * write lock until its tasks are bound: nothing starts meanwhile) */
+    /* the task must not take the record's fence along; the rest keeps
+     * it while some of its tasks are not jobs yet */
+    bool fenced = fence_has (&ctx->fences, meta->job_id);
     fence_lift (&ctx->fences, meta->job_id, meta);
     meta->array_task_id = task;
     job_record_t *rest = JOBTAP_JOB_ARRAY_SPLIT (meta);
     if (!rest) {
         meta->array_task_id = NO_VAL;
         error ("jobtap: %pJ: cannot split task %u off its array", meta, task);
+        if (fenced)
+            fence_job (&ctx->fences, meta);
         return NULL;
     }
+    if (fenced)
+        fence_job (&ctx->fences, rest);
     last_job_update = time (NULL);
     /* the old record is the task's now, with an id of its own */
     return meta;
@@ -155,7 +160,7 @@ static void sync_record (struct adapter_ctx *ctx,
     uint64_t first = array_record_id (meta);
     struct jobtap_host_decision want, d;
     uint32_t *split = NULL;
-    size_t n = 0;
+    size_t n = 0, room = 0;
 
     if (!array_id_is_task (first) || jobtap_host_job_decision (first, &want) < 0)
         return;
@@ -167,10 +172,13 @@ static void sync_record (struct adapter_ctx *ctx,
                                          &d) < 0
             || jobtap_host_decision_equal (&want, &d))
             continue;
-        uint32_t *more = realloc (split, (n + 1) * sizeof (*split));
-        if (!more)
-            break;
-        split = more;
+        if (n == room) {
+            room = room ? room * 2 : 16;
+            uint32_t *more = realloc (split, room * sizeof (*split));
+            if (!more)
+                break;
+            split = more;
+        }
         split[n++] = (uint32_t)t;
     }
     uint32_t array_job_id = meta->job_id;

@@ -319,7 +319,7 @@ json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task)
     json_t *spec = jobspec_build (&f);
     if (setattr) {
         merge_setattr (spec, setattr, &errmsg);
-        free (errmsg); /* logged once for the array by its first reader */
+        free (errmsg); /* the submission's were logged at submit */
     }
     return spec;
 }
