@@ -16,7 +16,6 @@
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
-#include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
@@ -345,39 +344,35 @@ static int by_state_then_id (const void *a, const void *b)
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
-/* The entries jobs_restore takes for one record: the job, or each task
- * of an array whose record still holds several. Returns how many. */
-static size_t restore_entries (struct adapter_ctx *ctx,
-                               json_t *batch,
-                               const job_record_t *job,
-                               int urgency)
-{
-    bool meta = array_is_pending_meta (job);
-    bitstr_t *tasks = meta ? job->array_recs->task_id_bitmap : NULL;
-    int64_t t = meta ? bit_ffs (tasks) : -1;
-    size_t n = 0;
+/* jobs_restore's entry for one jobtap job of a record being restored. */
+struct restore_batch {
+    struct adapter_ctx *ctx;
+    json_t *batch;
+    const job_record_t *job;
+    int urgency;
+    size_t n;
+};
 
-    do {
-        uint64_t id = meta ? array_task_jobid (job->job_id, (uint32_t)t)
-                           : array_record_id (job);
-        json_t *spec = meta ? jobspec_from_array_task (job, (uint32_t)t)
-                            : jobspec_from_record (job);
-        if (conf_log_jobspec (&ctx->conf))
-            log_record_jobspec (job, spec);
-        json_t *entry = json_pack (
-            "{s:I s:I s:i s:f s:o s:i}", "id", (json_int_t)id, "userid",
-            (json_int_t)job->user_id, "urgency", urgency, "t_submit",
-            job->details ? (double)job->details->submit_time
-                         : (double)time (NULL),
-            "jobspec", spec, "state", replay_rank (job));
-        if (entry && !IS_JOB_PENDING (job))
-            json_object_set_new (entry, "R", alloc_R ((job_record_t *)job));
-        json_array_append_new (batch, entry);
-        n++;
-        while (meta && ++t < bit_size (tasks) && !bit_test (tasks, t))
-            ;
-    } while (meta && t < bit_size (tasks));
-    return n;
+static int restore_entry (uint64_t id, void *arg)
+{
+    struct restore_batch *r = arg;
+    const job_record_t *job = r->job;
+    json_t *spec = array_id_is_task (id) && array_is_pending_meta (job)
+                       ? jobspec_from_array_task (job, array_id_task (id))
+                       : jobspec_from_record (job);
+
+    if (conf_log_jobspec (&r->ctx->conf))
+        log_record_jobspec (job, spec);
+    json_t *entry = json_pack (
+        "{s:I s:I s:i s:f s:o s:i}", "id", (json_int_t)id, "userid",
+        (json_int_t)job->user_id, "urgency", r->urgency, "t_submit",
+        job->details ? (double)job->details->submit_time : (double)time (NULL),
+        "jobspec", spec, "state", replay_rank (job));
+    if (entry && !IS_JOB_PENDING (job))
+        json_object_set_new (entry, "R", alloc_R ((job_record_t *)job));
+    json_array_append_new (r->batch, entry);
+    r->n++;
+    return 0;
 }
 
 /* All jobs the runtime does not know: at start-up, everything slurmctld
@@ -430,7 +425,11 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
                       && IS_JOB_PENDING (job) && !actions_held_by_shim (job);
         if (!creation[i])
             urgency = record_urgency;
-        restored += restore_entries (ctx, batch, job, urgency);
+        /* the job, or each task of an array whose record holds several */
+        struct restore_batch r = {.ctx = ctx, .batch = batch, .job = job,
+                                  .urgency = urgency};
+        (void)array_for_each_id (job, restore_entry, &r);
+        restored += r.n;
     }
     if (restored > 0) {
         if (jobtap_host_jobs_restore (batch, &err) < 0)

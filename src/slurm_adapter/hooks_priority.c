@@ -35,17 +35,17 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
     struct adapter_ctx *ctx = &adapter_instance;
     int64_t priority;
     struct write_scope scope = {.computing = job};
+    uint64_t id = array_record_id (job); /* the same once bound */
 
     write_scope_enter (&scope);
-    if (jobtap_host_job_priority (array_record_id (job), &priority) < 0) {
+    if (jobtap_host_job_priority (id, &priority) < 0) {
         if (!ctx->new_in_allocate || !bind_in_allocate (ctx, &scope, job)) {
             queue_wake (&ctx->queue, true, false);
             priority = -1;
         } else {
             /* before Slurm may save the job (keep.h) */
             keep_write (ctx);
-            if (jobtap_host_job_priority (array_record_id (job), &priority)
-                < 0)
+            if (jobtap_host_job_priority (id, &priority) < 0)
                 priority = -1;
         }
     }

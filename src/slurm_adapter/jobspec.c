@@ -284,23 +284,34 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
     return spec;
 }
 
+/* A record's jobspec from its fields, with its user's --setattr
+ * attributes; *errmsg (free it) says what of them was bad. */
+static json_t *record_spec (const job_record_t *job,
+                            const struct jobspec_fields *f,
+                            char **errmsg)
+{
+    const char *setattr =
+        jobspec_setattr_find (job->spank_job_env, job->spank_job_env_size);
+    json_t *spec = jobspec_build (f);
+
+    *errmsg = NULL;
+    if (setattr)
+        merge_setattr (spec, setattr, errmsg);
+    return spec;
+}
+
 json_t *jobspec_from_record (const job_record_t *job)
 {
     struct jobspec_fields f;
-    const char *setattr =
-        jobspec_setattr_find (job->spank_job_env, job->spank_job_env_size);
-    char *errmsg = NULL;
     char tasks[4096];
+    char *errmsg;
 
     jobspec_fields_from_record (job, &f);
     f.array = array_tasks (job, tasks, sizeof (tasks));
-    json_t *spec = jobspec_build (&f);
-    if (setattr) {
-        merge_setattr (spec, setattr, &errmsg);
-        if (errmsg) {
-            error ("jobtap: JobId=%u --setattr: %s", job->job_id, errmsg);
-            free (errmsg);
-        }
+    json_t *spec = record_spec (job, &f, &errmsg);
+    if (errmsg) {
+        error ("jobtap: JobId=%u --setattr: %s", job->job_id, errmsg);
+        free (errmsg);
     }
     return spec;
 }
@@ -308,19 +319,14 @@ json_t *jobspec_from_record (const job_record_t *job)
 json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task)
 {
     struct jobspec_fields f;
-    const char *setattr =
-        jobspec_setattr_find (meta->spank_job_env, meta->spank_job_env_size);
-    char *errmsg = NULL;
+    char *errmsg;
 
     jobspec_fields_from_record (meta, &f);
     f.array = NULL;
     f.array_job_id = meta->job_id;
     f.array_task_id = task;
-    json_t *spec = jobspec_build (&f);
-    if (setattr) {
-        merge_setattr (spec, setattr, &errmsg);
-        free (errmsg); /* the submission's were logged at submit */
-    }
+    json_t *spec = record_spec (meta, &f, &errmsg);
+    free (errmsg); /* the submission's were logged at submit */
     return spec;
 }
 

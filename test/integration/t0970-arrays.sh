@@ -57,18 +57,23 @@ export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
 as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
 states() { squeue -h -t all -j "$1" -o '%i:%T' | sort | tr '\n' ' ' | sed 's/ $//'; }
 running() { squeue -h -t running -u "$1" -o %i | wc -l; }
+# most_running USER ARRAY TASKS SAMPLES: the most of USER's jobs seen
+# running at once (every 0.5 s) until the array's TASKS tasks completed
+most_running() {
+	local most=0 n
+	for _ in $(seq 1 "$4"); do
+		n=$(running "$1")
+		[ "$n" -gt "$most" ] && most=$n
+		[ "$(squeue -h -t all -j "$2" -o %T | grep -c COMPLETED)" = "$3" ] && break
+		sleep 0.5
+	done
+	echo "$most"
+}
 
 # One running job per user (root here): an array of four tasks on a
 # 2-CPU node runs one task at a time, and every task finishes.
 arr=$(sbatch --parsable -c 1 -t 5 -o /dev/null --array=1-4 --wrap 'sleep 2')
-most=0
-for _ in $(seq 1 60); do
-	n=$(running root)
-	[ "$n" -gt "$most" ] && most=$n
-	[ "$(squeue -h -t all -j "$arr" -o %T | grep -c COMPLETED)" = 4 ] && break
-	sleep 0.5
-done
-is "$most" 1 "max-running = 1 holds an array to one running task at a time"
+is "$(most_running root "$arr" 4 60)" 1 "max-running = 1 holds an array to one running task at a time"
 is "$(states "$arr")" "${arr}_1:COMPLETED ${arr}_2:COMPLETED ${arr}_3:COMPLETED ${arr}_4:COMPLETED" \
 	"and every task ran to completion"
 like "$(cluster_log)" "max-running.lua: job [0-9]+ of user 0 waits" "the tasks beyond the limit waited as jobs of their own"
@@ -145,14 +150,7 @@ like "$(squeue -h -j "$arr" -t pending -o %i)" "^${arr}_\\[[23]-4%1\\]$" \
 is "$(squeue -h -r -j "$arr" -t pending -o %A | sort -u)" "$arr" \
 	"in the array's one record"
 unlike "$(cluster_log)" "JobId=${arr}_[0-9]+\\([0-9]+\\) split off" "none was split off"
-most=0
-for _ in $(seq 1 40); do
-	n=$(running nobody)
-	[ "$n" -gt "$most" ] && most=$n
-	[ "$(squeue -h -t all -j "$arr" -o %T | grep -c COMPLETED)" = 4 ] && break
-	sleep 0.5
-done
-is "$most" 1 "the array's own throttle %1 still holds"
+is "$(most_running nobody "$arr" 4 40)" 1 "the array's own throttle %1 still holds"
 is "$(squeue -h -t all -j "$arr" -o %T | sort | uniq -c | awk '{print $1, $2}')" "4 COMPLETED" \
 	"and all four tasks ran"
 
