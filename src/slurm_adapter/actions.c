@@ -367,7 +367,8 @@ static void submit_action (struct adapter_ctx *ctx,
     struct action a = {.kind = kind,
                        .id = id,
                        .priority = priority,
-                       .text = (char *)text};
+                       .text = (char *)text,
+                       .len = len};
     actions_apply (ctx, scope, &a);
 }
 

@@ -22,6 +22,12 @@
 
 /* The most of a refused update the log shows. */
 #define POST_UPDATE_TEXT_MAX 256
+/* While slurmctld waits for slurmdbd to give a new job its database
+ * index, update_job refuses every update of it: its own update RPC
+ * tries again outside the lock every second. So does the agent, for
+ * this many seconds (slurmdbd may be slow to answer, or down). */
+#define POST_UPDATE_DB_INDEX_TRIES 60
+#define POST_UPDATE_RETRY_MS 1000
 
 void post_update_cb (uint64_t id,
                      json_t *updates,
@@ -87,6 +93,20 @@ static void agree_with_record (job_record_t *job, json_t *updates)
     json_decref (spec);
 }
 
+/* Try the update again in a later pass: Slurm cannot make it yet. */
+static bool try_later (struct adapter_ctx *ctx,
+                       const struct action *a,
+                       job_record_t *job)
+{
+    if (a->tries >= POST_UPDATE_DB_INDEX_TRIES
+        || queue_push_later (&ctx->queue, a, POST_UPDATE_RETRY_MS) < 0)
+        return false;
+    if (a->tries == 0)
+        debug ("jobtap: %pJ: %s's update waits for the job's database "
+               "index", job, a->text);
+    return true;
+}
+
 void post_update_apply (struct adapter_ctx *ctx,
                         struct write_scope *scope,
                         const struct action *a,
@@ -99,9 +119,12 @@ void post_update_apply (struct adapter_ctx *ctx,
     slurm_msg_t msg;
     char *why = NULL;
     int rc;
-    (void)ctx;
 
     if (!updates || !job || IS_JOB_FINISHED (job))
+        goto out;
+    /* in order behind an earlier update still waiting to be made */
+    if (a->tries == 0 && queue_has_later (&ctx->queue, a->id)
+        && try_later (ctx, a, job))
         goto out;
     drop_superseded (job, updates, plugin);
     if (json_object_size (updates) == 0)
@@ -120,6 +143,8 @@ void post_update_apply (struct adapter_ctx *ctx,
     scope->plugin_update = true;
     rc = update_job (&msg, slurm_conf.slurm_user_id, false);
     scope->plugin_update = false;
+    if (rc == ESLURM_JOB_SETTING_DB_INX && try_later (ctx, a, job))
+        goto out;
     if (rc != SLURM_SUCCESS) {
         /* cut: a plugin's huge value must not flood the log */
         char *text = jobspec_update_value_text (updates,

@@ -6,6 +6,12 @@
 
 #include "queue.h"
 
+static bool timespec_before (const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec
+           || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 int queue_push (struct queue *q,
                 enum action_kind kind,
                 uint64_t id,
@@ -13,7 +19,8 @@ int queue_push (struct queue *q,
                 const char *text,
                 size_t len)
 {
-    struct action a = {.kind = kind, .id = id, .priority = priority};
+    struct action a = {.kind = kind, .id = id, .priority = priority,
+                       .len = text ? len : 0};
 
     if (text) {
         if (!(a.text = malloc (len)))
@@ -37,6 +44,90 @@ int queue_push (struct queue *q,
     pthread_cond_signal (&q->cond);
     pthread_mutex_unlock (&q->lock);
     return 0;
+}
+
+int queue_push_later (struct queue *q, const struct action *a, int delay_ms)
+{
+    struct later_action l = {.a = *a};
+
+    l.a.tries++;
+    l.a.text = NULL;
+    if (a->text) {
+        if (!(l.a.text = malloc (a->len)))
+            return -1;
+        memcpy (l.a.text, a->text, a->len);
+    }
+    clock_gettime (CLOCK_REALTIME, &l.due);
+    l.due.tv_sec += delay_ms / 1000;
+    l.due.tv_nsec += (long)(delay_ms % 1000) * 1000000;
+    if (l.due.tv_nsec >= 1000000000) {
+        l.due.tv_sec++;
+        l.due.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock (&q->lock);
+    if (q->later_len == q->later_size) {
+        size_t n = q->later_size ? q->later_size * 2 : 8;
+        struct later_action *later = realloc (q->later, n * sizeof (*later));
+        if (!later) {
+            pthread_mutex_unlock (&q->lock);
+            free (l.a.text);
+            errno = ENOMEM;
+            return -1;
+        }
+        q->later = later;
+        q->later_size = n;
+    }
+    /* in due order; equal delays keep the order they were queued in */
+    size_t i = q->later_len;
+    while (i > 0 && timespec_before (&l.due, &q->later[i - 1].due)) {
+        q->later[i] = q->later[i - 1];
+        i--;
+    }
+    q->later[i] = l;
+    q->later_len++;
+    pthread_mutex_unlock (&q->lock);
+    return 0;
+}
+
+bool queue_has_later (struct queue *q, uint64_t id)
+{
+    bool found = false;
+
+    pthread_mutex_lock (&q->lock);
+    for (size_t i = 0; i < q->later_len && !found; i++)
+        found = q->later[i].a.id == id;
+    pthread_mutex_unlock (&q->lock);
+    return found;
+}
+
+/* Move the actions due by now to the pending ones (q->lock held). What
+ * cannot be moved for want of memory stays for the next wait. */
+static void take_due (struct queue *q)
+{
+    struct timespec now;
+    size_t n = 0;
+
+    if (q->later_len == 0)
+        return;
+    clock_gettime (CLOCK_REALTIME, &now);
+    while (n < q->later_len && !timespec_before (&now, &q->later[n].due))
+        n++;
+    if (n == 0)
+        return;
+    if (q->len + n > q->size) {
+        size_t size = q->size ? q->size : 64;
+        while (size < q->len + n)
+            size *= 2;
+        struct action *actions = realloc (q->actions, size * sizeof (*actions));
+        if (!actions)
+            return;
+        q->actions = actions;
+        q->size = size;
+    }
+    for (size_t i = 0; i < n; i++)
+        q->actions[q->len++] = q->later[i].a;
+    memmove (q->later, q->later + n, (q->later_len - n) * sizeof (*q->later));
+    q->later_len -= n;
 }
 
 void queue_wake (struct queue *q, bool discover, bool reprioritize)
@@ -84,6 +175,7 @@ bool queue_stopping (struct queue *q)
 bool queue_wait (struct queue *q, int *polls, struct queue_batch *b)
 {
     pthread_mutex_lock (&q->lock);
+    take_due (q);
     if (!q->stop && q->len == 0 && !q->discover && !q->reprioritize) {
         struct timespec until;
         clock_gettime (CLOCK_REALTIME, &until);
@@ -96,9 +188,12 @@ bool queue_wait (struct queue *q, int *polls, struct queue_batch *b)
             }
         } else
             until.tv_sec += 1;
+        if (q->later_len > 0 && timespec_before (&q->later[0].due, &until))
+            until = q->later[0].due;
         q->polling = *polls > 0;
         pthread_cond_timedwait (&q->cond, &q->lock, &until);
         q->polling = false;
+        take_due (q);
     }
     if (q->stop) {
         pthread_mutex_unlock (&q->lock);

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 enum action_kind {
     A_HOLD,
@@ -44,6 +45,14 @@ struct action {
                        * agent's locked pass finds out) */
     char *text; /* A_HOLD: the reason; A_CANCEL: type NUL note NUL;
                  * A_PROLOG_DONE: why it failed (or NULL) */
+    size_t len; /* of text */
+    unsigned tries; /* times Slurm said to try again later */
+};
+
+/* An action to take again no sooner than 'due' (CLOCK_REALTIME). */
+struct later_action {
+    struct action a;
+    struct timespec due;
 };
 
 struct queue {
@@ -51,6 +60,8 @@ struct queue {
     pthread_cond_t cond;
     struct action *actions; /* malloc'd, as is each text */
     size_t len, size;
+    struct later_action *later; /* due in order: taken as they fall due */
+    size_t later_len, later_size;
     bool stop;         /* the agent is to exit */
     bool discover;     /* a job was accepted since the last pass */
     bool reprioritize; /* reprioritize_all requested */
@@ -79,6 +90,15 @@ int queue_push (struct queue *q,
                 const char *text,
                 size_t len);
 
+/* Queue a copy of action a again, one more try, to be taken no sooner
+ * than delay_ms from now: Slurm asked to try again later. -1 with
+ * nothing queued if memory runs out. */
+int queue_push_later (struct queue *q, const struct action *a, int delay_ms);
+
+/* Whether an action for job id waits to be tried again: a newer one for
+ * the job must wait behind it, or the older would undo it. */
+bool queue_has_later (struct queue *q, uint64_t id);
+
 /* Wake the agent, asking for discovery and/or a reprioritize_all. */
 void queue_wake (struct queue *q, bool discover, bool reprioritize);
 
@@ -95,8 +115,9 @@ void queue_set_stop (struct queue *q, bool stop);
 bool queue_stopping (struct queue *q);
 
 /* The agent's wait: when nothing is pending, wait for a push or a wake,
- * 5 ms while *polls > 0 (counting one down), else up to 1 s. Then take
- * everything pending into b. Returns false, taking nothing, when the agent
+ * 5 ms while *polls > 0 (counting one down), else up to 1 s or until the
+ * first action to try again falls due. Then take everything pending, and
+ * the actions due, into b. Returns false, taking nothing, when the agent
  * is to stop. */
 bool queue_wait (struct queue *q, int *polls, struct queue_batch *b);
 

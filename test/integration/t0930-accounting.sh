@@ -4,7 +4,8 @@
 # Account (without slurmdbd Slurm keeps the account it has: t0900); a bank
 # with no association is refused by Slurm, logged with the job and the
 # plugin, and jobtap's jobspec agrees with Slurm again; a QOS a plugin
-# sets lives; an mf_priority-shaped plugin's default bank reaches Slurm.
+# sets lives, also when set before slurmdbd gave the job its database
+# index; an mf_priority-shaped plugin's default bank reaches Slurm.
 # The cluster has a private MariaDB and slurmdbd
 # (test/lib/accounting.sh).
 . "$(dirname "$0")/../lib/tap.sh"
@@ -57,6 +58,40 @@ cluster_wait_for 20 sh -c "squeue -h -t all -j $id -o %T | grep -q COMPLETED"
 is "$(squeue -h -t all -j "$id" -o %T)" COMPLETED "the job runs with them"
 cluster_wait_for 20 sh -c "sacct -n -X -j $id -o account,qos | grep -q physics"
 like "$(sacct -n -X -j "$id" -o account,qos)" "physics +fast" "and accounting records its account and QOS"
+
+# While slurmdbd has not yet given a new job its database index, 22.05
+# refuses every update of the job ("try again in a bit"; scontrol gives up
+# after 5 s). A plugin's update waits for the index and is made then.
+# 24.11 makes updates at once. With slurmdbd stopped, the job's index
+# stays unset once slurmctld asked for it.
+kill -STOP "${ACCOUNTING_PIDS[1]}"
+id=$(sbatch --parsable -o /dev/null -t 5 -H --wrap true)
+if [ "$(cluster_slurm_release)" -lt 2411 ]; then
+	asked=1
+	for _ in $(seq 1 20); do
+		if scontrol update jobid="$id" comment=probe 2>&1 | grep -q "DB index is being set"; then
+			asked=0
+			break
+		fi
+		sleep 0.5
+	done
+	ok "$asked" "with slurmdbd stopped, Slurm refuses updates of a new job (22.05)"
+fi
+cluster_wait_for 10 "$jobtap" job "$id"
+out=$("$jobtap" rpc lifecycle.update "{\"id\": $id, \"updates\": {\"attributes.system.slurm.qos\": \"fast\"}}" 2>&1)
+ok $? "a service sets the QOS of a job slurmdbd has not seen" || diag "$out"
+if [ "$(cluster_slurm_release)" -lt 2411 ]; then
+	cluster_wait_for 10 grep -q "JobId=$id: lifecycle.so's update waits for the job's database index" "$CLUSTER_DIR/log/slurmctld.log"
+	like "$(cluster_log)" "jobtap: JobId=$id: lifecycle.so's update waits for the job's database index" \
+		"a plugin's update then waits for it"
+	is "$(field "$id" QOS)" normal "and is not made yet"
+	kill -CONT "${ACCOUNTING_PIDS[1]}"
+fi
+cluster_wait_for 15 sh -c "scontrol show job $id | grep -q QOS=fast"
+is "$(field "$id" QOS)" fast "the update is made (22.05: once slurmdbd is back)"
+kill -CONT "${ACCOUNTING_PIDS[1]}"
+unlike "$(cluster_log)" "JobId=$id: Slurm refused" "and nothing was refused"
+scancel "$id"
 
 # A plugin shaped like flux-accounting's mf_priority fills in its user's
 # bank for a job submitted without one (a jobspec update at job.new).

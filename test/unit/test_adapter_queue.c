@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,6 +167,51 @@ static void test_threads (void)
     queue_batch_free (&b);
 }
 
+static void test_later (void)
+{
+    struct queue q = QUEUE_INIT;
+    struct queue_batch b;
+    char text[] = "lifecycle.so\0{\"k\":1}";
+    struct action a = {.kind = A_JOBSPEC_UPDATE, .id = 5, .text = text,
+                       .len = sizeof (text)};
+    int polls = 0;
+    double t0;
+
+    ok (queue_push_later (&q, &a, 200) == 0, "an update to try again in 200 ms");
+    a.id = 6;
+    ok (queue_push_later (&q, &a, 100) == 0, "another, due sooner");
+    a.id = 5;
+    ok (queue_push_later (&q, &a, 200) == 0, "a newer one for job 5");
+    ok (queue_has_later (&q, 5) && queue_has_later (&q, 6)
+            && !queue_has_later (&q, 7),
+        "the queue knows which jobs have one waiting");
+    t0 = now ();
+    ok (queue_wait (&q, &polls, &b) && b.n == 1 && b.actions[0].id == 6,
+        "the wait ends when the first falls due, and takes it alone");
+    double waited = now () - t0;
+    ok (waited >= 0.09 && waited < 0.5, "after its delay (%.3f s)", waited);
+    queue_batch_free (&b);
+    ok (queue_wait (&q, &polls, &b) && b.n == 2 && b.actions[0].id == 5
+            && b.actions[1].id == 5,
+        "then both of job 5's, together");
+    ok (b.n == 2 && b.actions[0].tries == 1 && b.actions[0].len == sizeof (text)
+            && memcmp (b.actions[0].text, text, sizeof (text)) == 0,
+        "a copy of the action, one try more, its text whole");
+    ok (b.n == 2 && b.actions[0].text != b.actions[1].text,
+        "each with a text of its own");
+    queue_batch_free (&b);
+    ok (!queue_has_later (&q, 5), "nothing waits any more");
+    queue_push (&q, A_RELEASE, 1, 0, NULL, 0);
+    b.actions = NULL;
+    a.id = 8;
+    queue_push_later (&q, &a, 60000);
+    ok (queue_wait (&q, &polls, &b) && b.n == 1 && b.actions[0].id == 1,
+        "a push is taken at once, the later one left for its time");
+    queue_batch_free (&b);
+    free (q.later[0].a.text);
+    free (q.later);
+}
+
 int main (void)
 {
     test_push_take ();
@@ -173,6 +219,7 @@ int main (void)
     test_flags ();
     test_unbound ();
     test_threads ();
+    test_later ();
     done_testing ();
     return 0;
 }
