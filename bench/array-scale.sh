@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A large job array, side by side: `sbatch --array=0-(N-1)` on a drained
-# node, in modes a (Slurm alone), c (one C plugin) and d (a Lua policy)
-# (bench/lib.sh). For each: the time sbatch takes to return, the time
-# until the agent has made the last task a jobtap job (c and d), and
-# slurmctld's resident memory per pending task (its growth over the
-# submission, divided by N).
+# node, in modes a (Slurm alone), c (one C plugin), d (a Lua policy) and
+# p (the C plugin with a priority, reprioritized every 5 s) (bench/lib.sh).
+# For each: the time sbatch takes to return, the time until the agent has
+# made the last task a jobtap job (c, d, p), slurmctld's resident memory
+# per pending task (its growth over the submission, divided by N), and in
+# mode p the length of the agent's next reprioritize pass over the tasks
+# (slurmctld's debug line).
 #
 #   bench/array-scale.sh [N (100000)] [MODES ("a c d")]
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,5 +36,11 @@ for mode in $modes; do
 	after=$(rss_kb)
 	printf '%s: sbatch returns in %d ms; last task a jobtap job after %s ms; RSS +%d KiB, %d bytes per task\n' \
 		"$mode" $((t1 - t0)) "$bound" $((after - before)) $(((after - before) * 1024 / n))
+	if [ "$mode" = p ]; then
+		scontrol setdebug debug # the pass's line, only from now on
+		pattern="reprioritize pass: $n jobs asked"
+		cluster_wait_for 30 sh -c "[ \$(grep -c '$pattern' '$CLUSTER_DIR/log/slurmctld.log') -ge 3 ]"
+		grep -o "$pattern in .* ms" "$CLUSTER_DIR/log/slurmctld.log" | head -n 3 | sed 's/^/p: /'
+	fi
 done
 bench_finish 0

@@ -63,6 +63,9 @@ _bench_jobtap_conf() {
 	# c without the jobs' state kept (issue 19): what keeping it costs
 	k) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n[slurm-jobtap]\nstate-dir = ""\n' "$BENCH_PLUGIN" ;;
 	d) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$BENCH_LUA" ;;
+	# c with a priority (job.priority.get for every pending job) and a
+	# reprioritize pass every 5 s
+	p) printf '[job-manager]\nplugins = [ { load = "%s", conf = { priority = true } } ]\n[slurm-jobtap]\nreprioritize-period = 5\n' "$BENCH_PLUGIN" ;;
 	n) printf '[job-manager]\nplugins = []\n' ;;
 	esac >"$CLUSTER_DIR/jobtap.conf"
 }
@@ -86,7 +89,7 @@ bench_restart() {
 	case $mode in
 	a) ;;
 	b) echo "JobSubmitPlugins=lua" >>"$conf" ;;
-	c | d | k | n)
+	c | d | k | n | p)
 		_bench_jobtap_conf "$mode"
 		printf 'JobSubmitPlugins=jobtap\nPrioritySiteFactorPlugin=site_factor/jobtap\n' >>"$conf"
 		;;

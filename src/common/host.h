@@ -417,7 +417,8 @@ bool jobtap_host_topic_handled (const char *topic);
 
 /* Ask every plugin again for the priority of every job in SCHED (a job
  * waiting in PRIORITY stays there until a plugin gives it a priority, as
- * in Flux, where only plugins reprioritize). */
+ * in Flux, where only plugins reprioritize). Returns how many jobs were
+ * asked, or -1. */
 int jobtap_host_reprioritize_all (void);
 /* The same, letting other threads (submissions) take the runtime lock
  * every few jobs: for the host's own periodic pass, run outside every

@@ -100,8 +100,8 @@ enum pass_jobs {
     PASS_SCHED,
 };
 
-/* which: the jobs asked. yielding: let other threads take the runtime
- * lock every PASS_SLICE jobs. Only the host's own periodic pass may: a
+/* which: the jobs asked; returns how many, or -1. yielding: let other
+ * threads take the runtime lock every PASS_SLICE jobs. Only the host's own periodic pass may: a
  * pass started by a load or a reconfigure runs in the middle of it, and
  * a submission let in there would see the plugin stack half built (only
  * the builtins). */
@@ -135,12 +135,12 @@ static int pass (struct runtime *rt, enum pass_jobs which, bool yielding)
         rt->in_pass = false;
         pass_report (rt, asked);
     }
-    return 0;
+    return asked;
 }
 
 int reprioritize_all (struct runtime *rt)
 {
-    return pass (rt, PASS_PRIORITY_AND_SCHED, false);
+    return pass (rt, PASS_PRIORITY_AND_SCHED, false) < 0 ? -1 : 0;
 }
 
 int reprioritize_scheduled (struct runtime *rt, bool yielding)

@@ -16,9 +16,9 @@ struct runtime;
 void get_priority (struct job *job);
 /* Every job in PRIORITY or SCHED. Holds the runtime lock throughout. */
 int reprioritize_all (struct runtime *rt);
-/* Every job in SCHED: the host's pass. yielding: let other threads take
- * the runtime lock every few jobs, for the host's own periodic pass only
- * (priority.c). */
+/* Every job in SCHED: the host's pass; returns how many were asked, or
+ * -1. yielding: let other threads take the runtime lock every few jobs,
+ * for the host's own periodic pass only (priority.c). */
 int reprioritize_scheduled (struct runtime *rt, bool yielding);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,6 +466,10 @@ int store_maintain (struct runtime *rt, bool force)
     else
         runtime_log (LOG_ERR, "jobtap: state store: merging: %s", err.text);
     json_decref (kept);
+    /* The merge's tree held every kept job's events at once: give its
+     * pages back, or slurmctld's resident size keeps that peak
+     * (docs/performance.md, "Job arrays as jobs"). */
+    malloc_trim (0);
 
     pthread_mutex_lock (&s->io);
     s->merging = false;

@@ -79,6 +79,24 @@ static bool slurmctld_ready (void)
     return JOBTAP_SLURMCTLD_STARTED ();
 }
 
+static double monotonic_ms (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The pass over every pending job, its length logged for admins sizing
+ * reprioritize-period. */
+static void reprioritize_timed (void)
+{
+    double t0 = monotonic_ms ();
+    int asked = jobtap_host_reprioritize_all_yielding ();
+    if (asked > 0)
+        debug ("jobtap: reprioritize pass: %d jobs asked in %.1f ms", asked,
+               monotonic_ms () - t0);
+}
+
 static void *agent_main (void *arg)
 {
     struct adapter_ctx *ctx = arg;
@@ -162,7 +180,7 @@ static void *agent_main (void *arg)
          * (a pass over every pending job may be long): the priorities it
          * sets are queued and applied by the next pass, at once. */
         if ((periodic && period > 0) || b.reprioritize)
-            jobtap_host_reprioritize_all_yielding ();
+            reprioritize_timed ();
         jobtap_host_compact ();
 
         /* Quick passes while accepted submissions wait to be bound (each

@@ -3,7 +3,8 @@
  * with the flags that ask the agent for a pass (discover new jobs,
  * reprioritize all) and the count of accepted submissions not yet bound.
  *
- * Callers: actions (push), the hooks (wake, submitted), bind (bound), the
+ * Callers: actions (push), post_update (push_later: Slurm said to try
+ * again later), the hooks (wake, submitted), bind (bound), the
  * agent (wait, polls_after_pass) and the entry points (stop). Any thread.
  *
  * Locks: q->lock is a leaf: nothing else is taken while it is held. It is

@@ -318,7 +318,7 @@ static void test_priority (void)
     ok (jobtap_host_job_urgency (400, 16) == 0 && prio (400) == 500,
         "urgency back to 16 gives the plugin's value");
     is_actions ("priority 400 0; priority 400 500", "... both reported");
-    ok (jobtap_host_reprioritize_all () == 0, "reprioritize_all");
+    ok (jobtap_host_reprioritize_all () > 0, "reprioritize_all");
     is_actions ("", "... nothing changed, nothing reported");
     errno = 0;
     ok (jobtap_host_job_priority (999, &(int64_t){ 0 }) < 0 && errno == ENOENT,
@@ -353,7 +353,8 @@ static void test_default_priority (void)
     ok (jobtap_host_job_urgency (500, 20) == 0 && prio (500) == 20,
         "an urgency change gives the new priority");
     is_actions ("priority 500 20", "... reported");
-    ok (jobtap_host_reprioritize_all () == 0, "reprioritize_all");
+    isint (jobtap_host_reprioritize_all (), 3,
+           "reprioritize_all asks the 3 jobs in SCHED");
     is_actions ("", "... nothing changed, nothing reported");
     stop ();
 }

@@ -232,7 +232,8 @@ static void test_all (void)
     s = job_in_table (22, FLUX_JOB_STATE_SCHED, 16);
     s->priority = 5;
     calls = 0;
-    isint (reprioritize_scheduled (&rt, false), 0, "reprioritize_scheduled works");
+    isint (reprioritize_scheduled (&rt, false), 1,
+           "reprioritize_scheduled asks one job, and says so");
     isint (calls, 1, "the plugin is asked for the SCHED job only");
     ok (p->priority == -1 && p->state == FLUX_JOB_STATE_PRIORITY,
         "the PRIORITY job stays in PRIORITY, without a priority");
