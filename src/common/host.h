@@ -307,6 +307,9 @@ ssize_t jobtap_host_store_flush (bool sync);
 /* Merge the journal into a new snapshot once it has grown past its
  * bound; files only, outside the runtime mutex.  0 or -1 (logged). */
 int jobtap_host_store_maintain (void);
+/* Before the restore: whether the store keeps a history of job id (the
+ * restore would rebuild it from there). */
+bool jobtap_host_store_kept (uint64_t id);
 /* After the restore: forget the kept histories of jobs the scheduler no
  * longer has (it lost them, or they ended meanwhile).  Returns how many. */
 int jobtap_host_store_drop_kept (void);

@@ -331,6 +331,14 @@ ssize_t jobtap_host_store_flush (bool sync)
     return store_flush (host_runtime (), sync);
 }
 
+bool jobtap_host_store_kept (uint64_t id)
+{
+    runtime_lock ();
+    bool kept = store_has_kept (host_runtime (), id);
+    runtime_unlock ();
+    return kept;
+}
+
 int jobtap_host_store_maintain (void)
 {
     return store_maintain (host_runtime (), false);

@@ -232,6 +232,17 @@ json_t *store_take_kept (struct runtime *rt, flux_jobid_t id)
     return log;
 }
 
+bool store_has_kept (struct runtime *rt, flux_jobid_t id)
+{
+    struct store *s = rt->store;
+    char key[24];
+
+    if (!s || !s->kept)
+        return false;
+    snprintf (key, sizeof (key), "%" PRIu64, (uint64_t)id);
+    return json_object_get (s->kept, key) != NULL;
+}
+
 int store_drop_kept (struct runtime *rt)
 {
     struct store *s = rt->store;

@@ -74,6 +74,8 @@ static inline void store_job_release (struct job *job)
 /* The kept eventlog of job id (a new reference, taken out of the kept
  * set), or NULL. */
 json_t *store_take_kept (struct runtime *rt, flux_jobid_t id);
+/* Whether a kept eventlog of job id waits to be taken. */
+bool store_has_kept (struct runtime *rt, flux_jobid_t id);
 /* Forget the kept jobs nobody took: the scheduler lost them.  Returns
  * how many. */
 int store_drop_kept (struct runtime *rt);

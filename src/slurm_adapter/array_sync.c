@@ -128,6 +128,16 @@ bool array_sync_partly_bound (const job_record_t *meta)
     return array_known (first) && !array_known (last);
 }
 
+bool array_sync_partly_kept (const job_record_t *meta)
+{
+    if (!array_is_pending_meta (meta))
+        return false;
+    bitstr_t *tasks = meta->array_recs->task_id_bitmap;
+    uint64_t first = array_task_jobid (meta->job_id, bit_ffs (tasks));
+    uint64_t last = array_task_jobid (meta->job_id, bit_fls (tasks));
+    return jobtap_host_store_kept (first) && !jobtap_host_store_kept (last);
+}
+
 job_record_t *array_sync_split (struct adapter_ctx *ctx,
                                 job_record_t *meta,
                                 uint32_t task)

@@ -41,9 +41,13 @@ int array_sync_bind (struct adapter_ctx *ctx,
  * (ctx->array_unbound); the agent asks for another pass while any is. */
 void array_sync_continue (struct adapter_ctx *ctx);
 
-/* After a restart: an array record some of whose tasks were made jobs
- * (array_sync_partly_bound) is fenced again and bound on. */
+/* After a restart: whether some of an array record's tasks were made
+ * jobs but not all, as the runtime knows them (partly_bound) or, at
+ * start-up before the restore, as the store kept them (partly_kept);
+ * array_sync_resume fences such a record again and has the agent make
+ * the rest jobs. */
 bool array_sync_partly_bound (const job_record_t *meta);
+bool array_sync_partly_kept (const job_record_t *meta);
 void array_sync_resume (struct adapter_ctx *ctx, job_record_t *meta);
 
 /* Split task 'task' off 'meta' (an array's record holding it with other

@@ -350,6 +350,7 @@ struct restore_batch {
     json_t *batch;
     const job_record_t *job;
     int urgency;
+    bool kept_only; /* only the tasks with a kept history */
     size_t n;
 };
 
@@ -357,6 +358,8 @@ static int restore_entry (uint64_t id, void *arg)
 {
     struct restore_batch *r = arg;
     const job_record_t *job = r->job;
+    if (r->kept_only && !jobtap_host_store_kept (id))
+        return 0;
     json_t *spec = array_id_is_task (id) && array_is_pending_meta (job)
                        ? jobspec_from_array_task (job, array_id_task (id))
                        : jobspec_from_record (job);
@@ -389,7 +392,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
     json_t *batch = json_array ();
     jobtap_host_error_t err = {{0}};
     size_t restored = 0;
-    bool *creation = NULL;
+    bool *creation = NULL, *resume = NULL;
     job_record_t **own = NULL;
     size_t n_own = 0;
 
@@ -399,8 +402,10 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
     list_for_each (job_list, collect_unknown, &v);
     qsort (v.jobs, v.n, sizeof (*v.jobs), by_state_then_id);
     if (v.n && (!(creation = calloc (v.n, sizeof (*creation)))
+                || !(resume = calloc (v.n, sizeof (*resume)))
                 || !(own = calloc (v.n, sizeof (*own))))) {
         free (creation);
+        free (resume);
         free (v.jobs);
         json_decref (batch);
         return 0;
@@ -425,9 +430,13 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
                       && IS_JOB_PENDING (job) && !actions_held_by_shim (job);
         if (!creation[i])
             urgency = record_urgency;
-        /* the job, or each task of an array whose record holds several */
+        /* the job, or each task of an array whose record holds several;
+         * of an array whose tasks the agent was making jobs when
+         * slurmctld stopped, those it made (the rest: below) */
+        resume[i] = ctx->keep.open && array_sync_partly_kept (job);
         struct restore_batch r = {.ctx = ctx, .batch = batch, .job = job,
-                                  .urgency = urgency};
+                                  .urgency = urgency,
+                                  .kept_only = resume[i]};
         (void)array_for_each_id (job, restore_entry, &r);
         restored += r.n;
     }
@@ -441,12 +450,19 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
                 settle_job (ctx, scope, v.jobs[i], creation[i], true,
                             jobspec_urgency_from_record (v.jobs[i]));
     }
+    for (size_t i = 0; i < v.n; i++)
+        if (v.jobs[i] && resume[i]) {
+            info ("jobtap: %pJ: slurmctld stopped while its tasks were made "
+                  "jobs: the rest are made jobs now", v.jobs[i]);
+            array_sync_resume (ctx, v.jobs[i]);
+        }
     for (size_t i = 0; i < n_own; i++)
         if (own[i]->priority != NO_VAL) /* else bind_in_allocate's own */
             bind_job (ctx, scope, own[i]);
     keep_restored (ctx);
     json_decref (batch);
     free (creation);
+    free (resume);
     free (own);
     free (v.jobs);
     return (int)v.n;

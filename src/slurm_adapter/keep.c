@@ -9,6 +9,7 @@
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "array_record.h"
 #include "conf.h"
 #include "ctx.h"
 #include "host.h"
@@ -40,7 +41,7 @@ void keep_open (struct adapter_ctx *ctx)
 static bool slurm_has (uint64_t id, void *arg)
 {
     (void)arg;
-    return id <= UINT32_MAX && find_job_record ((uint32_t)id) != NULL;
+    return array_record_of (id) != NULL; /* an array task's too */
 }
 
 void keep_before_submit (struct adapter_ctx *ctx)

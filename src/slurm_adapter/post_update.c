@@ -18,6 +18,7 @@
 #include "jobspec_update.h"
 #include "post_update.h"
 #include "queue.h"
+#include "slurm_compat.h"
 #include "superseded.h"
 
 /* The most of a refused update the log shows. */
@@ -143,7 +144,7 @@ void post_update_apply (struct adapter_ctx *ctx,
     scope->plugin_update = true;
     rc = update_job (&msg, slurm_conf.slurm_user_id, false);
     scope->plugin_update = false;
-    if (rc == ESLURM_JOB_SETTING_DB_INX && try_later (ctx, a, job))
+    if (JOBTAP_UPDATE_TRY_LATER (rc) && try_later (ctx, a, job))
         goto out;
     if (rc != SLURM_SUCCESS) {
         /* cut: a plugin's huge value must not flood the log */

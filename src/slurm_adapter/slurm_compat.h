@@ -21,6 +21,15 @@
 #define JOBTAP_SLURM_AT_LEAST(major, minor, micro) \
     (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM (major, minor, micro))
 
+/* Whether update_job's rc asks to try again later: 22.05 refuses every
+ * update of a job while slurmdbd sets its database index
+ * (ESLURM_JOB_SETTING_DB_INX); 24.11 has no such refusal (nor the error). */
+#if JOBTAP_SLURM_AT_LEAST(24, 11, 0)
+#define JOBTAP_UPDATE_TRY_LATER(rc) ((void)(rc), false)
+#else
+#define JOBTAP_UPDATE_TRY_LATER(rc) ((rc) == ESLURM_JOB_SETTING_DB_INX)
+#endif
+
 /* job_modify() gained an err_msg, shown to the user of scontrol update, in
  * 23.02. Before, a rejection only reaches the user as its error code. */
 #define JOBTAP_JOB_MODIFY_HAS_ERR_MSG JOBTAP_SLURM_AT_LEAST (23, 2, 0)

@@ -50,7 +50,7 @@ plugins = [
 reprioritize-period = 3
 keep-eventlog = true
 TOML
-cluster_start --jobtap-conf "$conf" --conf "MaxArraySize=3001" || bail_out "cluster did not start"
+cluster_start --jobtap-conf "$conf" --conf $'MaxArraySize=9001\nMaxJobCount=40000' || bail_out "cluster did not start"
 rm -f "$conf"
 jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
@@ -216,6 +216,27 @@ cluster_wait_for 10 sh -c "! scontrol show job $arr | grep -q EligibleTime=2038"
 unlike "$(scontrol show job "$arr" | grep EligibleTime | head -n 1)" "EligibleTime=2038" \
 	"and the array's record is no longer fenced"
 is "$(squeue -h -r -j "$arr" -t pending -o %A | sort -u)" "$arr" "its tasks still one record"
+scancel "$arr"
+
+# A restart while the agent is making an array's tasks jobs: the tasks
+# bound before it are restored, the rest are made jobs after it, each
+# once, and the record is fenced until all are.
+arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null --array=0-8999 --wrap true)
+cluster_wait_for 30 sh -c "$jobtap job ${arr}_0 >/dev/null 2>&1"
+"$jobtap" job "${arr}_8999" >/dev/null 2>&1
+ok $((!$?)) "slurmctld stops before the last of 9000 tasks is a job"
+cluster_restart_slurmctld || bail_out "slurmctld did not come back"
+like "$(cluster_log)" "jobtap: JobId=${arr}_\*: slurmctld stopped while its tasks were made jobs: the rest are made jobs now" \
+	"after the restart the agent goes on with the array"
+cluster_wait_for 60 sh -c "$jobtap job ${arr}_8999 >/dev/null 2>&1"
+like "$("$jobtap" job "${arr}_8999")" "State +SCHED" "the last task is a job"
+events() { "$jobtap" job "$1" --json | python3 -c "import json,sys; print(' '.join(e['name'] for e in json.load(sys.stdin)['eventlog']))"; }
+is "$(events "${arr}_0")" "submit validate depend priority flux-restart priority" \
+	"the first task, a job before the restart, is restored from its kept events"
+is "$(events "${arr}_8999")" "submit validate depend priority" "the last, a job after it, is made one once"
+cluster_wait_for 20 sh -c "! scontrol show job $arr | grep -q EligibleTime=2038"
+unlike "$(scontrol show job "$arr" | grep EligibleTime | head -n 1)" "EligibleTime=2038" \
+	"then the array's record is no longer fenced"
 scancel "$arr" "$blocker"
 
 rm -f "$policy"
