@@ -101,10 +101,10 @@ enum pass_jobs {
 };
 
 /* which: the jobs asked; returns how many, or -1. yielding: let other
- * threads take the runtime lock every PASS_SLICE jobs. Only the host's own periodic pass may: a
- * pass started by a load or a reconfigure runs in the middle of it, and
- * a submission let in there would see the plugin stack half built (only
- * the builtins). */
+ * threads take the runtime lock every PASS_SLICE jobs. Only the host's
+ * own periodic pass may: a pass started by a load or a reconfigure runs
+ * in the middle of it, and a submission let in there would see the
+ * plugin stack half built (only the builtins). */
 static int pass (struct runtime *rt, enum pass_jobs which, bool yielding)
 {
     int n, asked = 0;
