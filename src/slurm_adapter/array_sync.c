@@ -118,24 +118,27 @@ void array_sync_resume (struct adapter_ctx *ctx, job_record_t *meta)
         error ("jobtap: %pJ: out of memory", meta);
 }
 
-bool array_sync_partly_bound (const job_record_t *meta)
+/* Whether has() holds for the record's first pending task and not its
+ * last: the agent made some of its tasks jobs, in task order, not all. */
+static bool first_not_last (const job_record_t *meta,
+                            bool (*has) (uint64_t id))
 {
     if (!array_is_pending_meta (meta))
         return false;
     bitstr_t *tasks = meta->array_recs->task_id_bitmap;
     uint64_t first = array_task_jobid (meta->job_id, bit_ffs (tasks));
     uint64_t last = array_task_jobid (meta->job_id, bit_fls (tasks));
-    return array_known (first) && !array_known (last);
+    return has (first) && !has (last);
+}
+
+bool array_sync_partly_bound (const job_record_t *meta)
+{
+    return first_not_last (meta, array_known);
 }
 
 bool array_sync_partly_kept (const job_record_t *meta)
 {
-    if (!array_is_pending_meta (meta))
-        return false;
-    bitstr_t *tasks = meta->array_recs->task_id_bitmap;
-    uint64_t first = array_task_jobid (meta->job_id, bit_ffs (tasks));
-    uint64_t last = array_task_jobid (meta->job_id, bit_fls (tasks));
-    return jobtap_host_store_kept (first) && !jobtap_host_store_kept (last);
+    return first_not_last (meta, jobtap_host_store_kept);
 }
 
 job_record_t *array_sync_split (struct adapter_ctx *ctx,

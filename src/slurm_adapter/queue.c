@@ -12,6 +12,37 @@ static bool timespec_before (const struct timespec *a, const struct timespec *b)
            || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+static void timespec_add_ms (struct timespec *t, long ms)
+{
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (ms % 1000) * 1000000;
+    if (t->tv_nsec >= 1000000000) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000;
+    }
+}
+
+/* v, an array of *size elements of 'elem' bytes, with room for 'need'
+ * (doubling from 'first'): v itself, or where it moved (*size updated),
+ * or NULL with v unchanged. */
+static void *with_room (void *v, size_t *size, size_t need, size_t first,
+                        size_t elem)
+{
+    size_t n = *size ? *size : first;
+    void *grown;
+
+    if (need <= *size)
+        return v;
+    while (n < need)
+        n *= 2;
+    if (!(grown = realloc (v, n * elem))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *size = n;
+    return grown;
+}
+
 int queue_push (struct queue *q,
                 enum action_kind kind,
                 uint64_t id,
@@ -28,18 +59,14 @@ int queue_push (struct queue *q,
         memcpy (a.text, text, len);
     }
     pthread_mutex_lock (&q->lock);
-    if (q->len == q->size) {
-        size_t n = q->size ? q->size * 2 : 64;
-        struct action *actions = realloc (q->actions, n * sizeof (*actions));
-        if (!actions) {
-            pthread_mutex_unlock (&q->lock);
-            free (a.text);
-            errno = ENOMEM;
-            return -1;
-        }
-        q->actions = actions;
-        q->size = n;
+    struct action *actions = with_room (q->actions, &q->size, q->len + 1, 64,
+                                        sizeof (*actions));
+    if (!actions) {
+        pthread_mutex_unlock (&q->lock);
+        free (a.text);
+        return -1;
     }
+    q->actions = actions;
     q->actions[q->len++] = a;
     pthread_cond_signal (&q->cond);
     pthread_mutex_unlock (&q->lock);
@@ -58,25 +85,17 @@ int queue_push_later (struct queue *q, const struct action *a, int delay_ms)
         memcpy (l.a.text, a->text, a->len);
     }
     clock_gettime (CLOCK_REALTIME, &l.due);
-    l.due.tv_sec += delay_ms / 1000;
-    l.due.tv_nsec += (long)(delay_ms % 1000) * 1000000;
-    if (l.due.tv_nsec >= 1000000000) {
-        l.due.tv_sec++;
-        l.due.tv_nsec -= 1000000000;
-    }
+    timespec_add_ms (&l.due, delay_ms);
     pthread_mutex_lock (&q->lock);
-    if (q->later_len == q->later_size) {
-        size_t n = q->later_size ? q->later_size * 2 : 8;
-        struct later_action *later = realloc (q->later, n * sizeof (*later));
-        if (!later) {
-            pthread_mutex_unlock (&q->lock);
-            free (l.a.text);
-            errno = ENOMEM;
-            return -1;
-        }
-        q->later = later;
-        q->later_size = n;
+    struct later_action *later = with_room (q->later, &q->later_size,
+                                            q->later_len + 1, 8,
+                                            sizeof (*later));
+    if (!later) {
+        pthread_mutex_unlock (&q->lock);
+        free (l.a.text);
+        return -1;
     }
+    q->later = later;
     /* in due order; equal delays keep the order they were queued in */
     size_t i = q->later_len;
     while (i > 0 && timespec_before (&l.due, &q->later[i - 1].due)) {
@@ -114,16 +133,11 @@ static void take_due (struct queue *q)
         n++;
     if (n == 0)
         return;
-    if (q->len + n > q->size) {
-        size_t size = q->size ? q->size : 64;
-        while (size < q->len + n)
-            size *= 2;
-        struct action *actions = realloc (q->actions, size * sizeof (*actions));
-        if (!actions)
-            return;
-        q->actions = actions;
-        q->size = size;
-    }
+    struct action *actions = with_room (q->actions, &q->size, q->len + n, 64,
+                                        sizeof (*actions));
+    if (!actions)
+        return;
+    q->actions = actions;
     for (size_t i = 0; i < n; i++)
         q->actions[q->len++] = q->later[i].a;
     memmove (q->later, q->later + n, (q->later_len - n) * sizeof (*q->later));
@@ -181,11 +195,7 @@ bool queue_wait (struct queue *q, int *polls, struct queue_batch *b)
         clock_gettime (CLOCK_REALTIME, &until);
         if (*polls > 0) {
             (*polls)--;
-            until.tv_nsec += 5 * 1000 * 1000;
-            if (until.tv_nsec >= 1000000000) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000;
-            }
+            timespec_add_ms (&until, 5);
         } else
             until.tv_sec += 1;
         if (q->later_len > 0 && timespec_before (&q->later[0].due, &until))
