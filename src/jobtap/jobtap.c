@@ -46,7 +46,8 @@ static const char *usage_text =
     "  rpc TOPIC [JSON|-]             call a plugin's service (payload from\n"
     "                                 the argument or stdin)\n"
     "  job ID [--json]                a job as jobtap sees it (ID: a job\n"
-    "                                 id, or ARRAYID_TASKID as squeue shows it)\n"
+    "                                 id, ARRAYID_TASKID or a hetjob's\n"
+    "                                 LEADER+OFFSET, as squeue shows them)\n"
     "  status [--json]                the jobtap.conf in use and the last\n"
     "                                 reload (exit 1 if it was refused)\n"
     "The socket: --socket, $JOBTAP_CONTROL_SOCKET, control-socket in\n"
@@ -369,6 +370,10 @@ static int cmd_job (const struct endpoint *ep, int argc, char **argv)
         if (!o && array_task_record_id (argv[1], &id, err, sizeof (err)) < 0)
             die ("job %s: %s", argv[1], err);
     }
+    else if (!errno && end != argv[1] && *end == '+' && argv[1][0] != '-'
+             && end[1] >= '0' && end[1] <= '9'
+             && strspn (end + 1, "0123456789") == strlen (end + 1))
+        ; /* a hetjob's component (LEADER+OFFSET): its leader's job */
     else if (errno || end == argv[1] || *end || argv[1][0] == '-')
         usage_error ("job: %s is not a job ID", argv[1]);
     if (!o) {

@@ -23,6 +23,7 @@
 #include "conf.h"
 #include "ctx.h"
 #include "fence.h"
+#include "het_job.h"
 #include "host.h"
 #include "mark.h"
 #include "queue.h"
@@ -66,8 +67,14 @@ static size_t without_dependency_note (const char *desc)
     return n;
 }
 
-void actions_hold (job_record_t *job, const char *reason, bool test_dependency)
+struct hold_arg {
+    const char *reason;
+    bool test_dependency;
+};
+
+static void hold_one (job_record_t *job, void *arg)
 {
+    const struct hold_arg *h = arg;
     time_t now = time (NULL);
 
     if (!IS_JOB_PENDING (job))
@@ -77,10 +84,17 @@ void actions_hold (job_record_t *job, const char *reason, bool test_dependency)
     job->state_reason = WAIT_HELD;
     xfree (job->state_desc);
     job->state_desc = xstrdup_printf (
-        "%s%s", reason, test_dependency ? slurm_dependency_note (job) : "");
+        "%s%s", h->reason,
+        h->test_dependency ? slurm_dependency_note (job) : "");
     if (job->details && job->details->begin_time < now)
         job->details->begin_time = 0;
     last_job_update = now;
+}
+
+void actions_hold (job_record_t *job, const char *reason, bool test_dependency)
+{
+    struct hold_arg h = {.reason = reason, .test_dependency = test_dependency};
+    het_job_each (job, hold_one, &h);
 }
 
 void actions_hold_refresh (job_record_t *job)
@@ -98,8 +112,9 @@ void actions_hold_refresh (job_record_t *job)
     last_job_update = time (NULL);
 }
 
-void actions_user_hold (job_record_t *job)
+static void user_hold_one (job_record_t *job, void *arg)
 {
+    (void)arg;
     job->priority = 0;
     job->direct_set_prio = 1;
     job->state_reason = WAIT_HELD_USER;
@@ -107,8 +122,14 @@ void actions_user_hold (job_record_t *job)
     last_job_update = time (NULL);
 }
 
-void actions_release (struct adapter_ctx *ctx, job_record_t *job)
+void actions_user_hold (job_record_t *job)
 {
+    het_job_each (job, user_hold_one, NULL);
+}
+
+static void release_one (job_record_t *job, void *arg)
+{
+    struct adapter_ctx *ctx = arg;
     time_t now = time (NULL);
     struct mark m = {.op_priority = 0};
 
@@ -129,6 +150,11 @@ void actions_release (struct adapter_ctx *ctx, job_record_t *job)
         set_job_prio (job); /* calls site_factor_p_set: our priority */
     }
     last_job_update = now;
+}
+
+void actions_release (struct adapter_ctx *ctx, job_record_t *job)
+{
+    het_job_each (job, release_one, ctx);
 }
 
 static void queue_action (struct adapter_ctx *ctx,
@@ -205,7 +231,8 @@ static void apply_priority (struct adapter_ctx *ctx,
                                     HOLD_PREFIX "priority 0",
                                     sizeof (HOLD_PREFIX "priority 0"));
             else
-                actions_hold (job, HOLD_PREFIX "priority 0", !scope->computing);
+                hold_one (job, &(struct hold_arg){HOLD_PREFIX "priority 0",
+                                                  !scope->computing});
             return;
         }
         job->priority = priority > UINT32_MAX ? UINT32_MAX : priority;
@@ -253,10 +280,10 @@ static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
         return;
     switch (urgency_hold_step (actions_held_by (job), held)) {
     case URGENCY_USER_HOLD:
-        actions_user_hold (job);
+        user_hold_one (job, NULL);
         break;
     case URGENCY_RELEASE:
-        actions_release (ctx, job);
+        release_one (job, ctx);
         break;
     case URGENCY_KEEP:
         break;
@@ -296,6 +323,42 @@ static job_record_t *task_in_array (struct adapter_ctx *ctx,
     return first ? meta : NULL;
 }
 
+struct apply_arg {
+    struct adapter_ctx *ctx;
+    struct write_scope *scope;
+    const struct action *a;
+};
+
+/* The action done to one record (of a hetjob: to each of its components). */
+static void apply_one (job_record_t *job, void *arg)
+{
+    struct apply_arg *x = arg;
+    const struct action *a = x->a;
+
+    switch (a->kind) {
+    case A_HOLD:
+        /* Slurm's dependency test takes assoc_mgr locks that a caller of
+         * site_factor_p_set may hold: the agent's sweep adds it then. */
+        hold_one (job, &(struct hold_arg){a->text, !x->scope->computing});
+        break;
+    case A_RELEASE:
+        if (actions_held_by_shim (job))
+            release_one (job, x->ctx);
+        break;
+    case A_PRIORITY:
+        apply_priority (x->ctx, x->scope, job, a->priority);
+        break;
+    case A_CANCEL:
+        cancel_job (job, a->text, a->text + strlen (a->text) + 1);
+        break;
+    case A_URGENCY_HOLD:
+        urgency_hold (x->ctx, job, a->priority != 0);
+        break;
+    default: /* the PrEp hooks' own (hooks_prep.h) */
+        break;
+    }
+}
+
 void actions_apply (struct adapter_ctx *ctx,
                     struct write_scope *scope,
                     const struct action *a)
@@ -308,31 +371,11 @@ void actions_apply (struct adapter_ctx *ctx,
     if (!job)
         return;
     scope->applied++;
-    switch (a->kind) {
-    case A_HOLD:
-        /* Slurm's dependency test takes assoc_mgr locks that a caller of
-         * site_factor_p_set may hold: the agent's sweep adds it then. */
-        actions_hold (job, a->text, !scope->computing);
-        break;
-    case A_RELEASE:
-        if (actions_held_by_shim (job))
-            actions_release (ctx, job);
-        break;
-    case A_PRIORITY:
-        apply_priority (ctx, scope, job, a->priority);
-        break;
-    case A_CANCEL:
-        cancel_job (job, a->text, a->text + strlen (a->text) + 1);
-        break;
-    case A_URGENCY_HOLD:
-        urgency_hold (ctx, job, a->priority != 0);
-        break;
-    case A_JOBSPEC_UPDATE:
+    if (a->kind == A_JOBSPEC_UPDATE)
         post_update_apply (ctx, scope, a, job);
-        break;
-    default: /* the PrEp hooks' own (hooks_prep.h) */
-        break;
-    }
+    else
+        het_job_each (job, apply_one,
+                      &(struct apply_arg){.ctx = ctx, .scope = scope, .a = a});
 }
 
 /* An action from the runtime: applied now if this thread holds the job

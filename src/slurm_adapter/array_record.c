@@ -7,6 +7,7 @@
 
 #include "array_id.h"
 #include "array_record.h"
+#include "het_job.h"
 #include "host.h"
 
 bool array_known (uint64_t id)
@@ -24,6 +25,9 @@ bool array_is_pending_meta (const job_record_t *job)
 uint64_t array_record_id (const job_record_t *job)
 {
     uint64_t task_id;
+
+    if (het_job_is_component (job))
+        return job->het_job_id;
 
     if (array_is_pending_meta (job))
         task_id = array_task_jobid (

@@ -9,6 +9,7 @@
  *   them; its first pending task (the one Slurm starts next) represents
  *   it (array_record_id), and the others agree with that one, or the
  *   agent splits them off (array_sync.h).
+ * - A hetjob's components: its leader's id (het_job.h).
  * An array submitted before its tasks were jobs (an older slurm-jobtap,
  * kept state) is one jobtap job with the record's id, as it was.
  *

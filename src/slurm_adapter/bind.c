@@ -29,6 +29,7 @@
 #include "conf.h"
 #include "ctx.h"
 #include "fence.h"
+#include "het_job.h"
 #include "host.h"
 #include "jobspec.h"
 #include "keep.h"
@@ -240,6 +241,8 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
         || (m.flags & MARK_CREATED_HELD)
         || ((m.flags & MARK_BATCH) && !job->batch_flag))
         return false;
+    if (m.flags & MARK_HET_COMPONENT)
+        return false; /* its leader's job: bind_het_leader_of_new */
     if (m.flags & MARK_ARRAY) {
         /* Its tasks do not exist yet (job_allocate makes them after this
          * hook): the agent binds them (array_sync.h), fenced till then. */
@@ -253,7 +256,25 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
         (void)bind_discover (ctx, scope);
     /* what jobtap decides reaches the record through its ops (actions.c):
      * no settling afterwards */
-    return job_new (ctx, job, m.token, m.urgency) == 0;
+    if (job_new (ctx, job, m.token, m.urgency) < 0)
+        return false;
+    if (m.flags & MARK_HET_LEADER)
+        ctx->het_creating = (struct het_job_creating){.token = m.token,
+                                                      .id = job->job_id};
+    return true;
+}
+
+uint64_t bind_het_leader_of_new (struct adapter_ctx *ctx,
+                                 const job_record_t *job)
+{
+    struct mark m;
+
+    if (job->priority != NO_VAL || job->het_job_id != 0
+        || !ctx->het_creating.token || !job_mark (ctx, job, &m)
+        || !(m.flags & MARK_HET_COMPONENT)
+        || m.token != ctx->het_creating.token)
+        return 0;
+    return ctx->het_creating.id;
 }
 
 /* job.new for a job the runtime has not seen (binding the provisional job
@@ -264,6 +285,9 @@ static void bind_job (struct adapter_ctx *ctx,
 {
     struct mark m = {.token = 0};
     int urgency = jobspec_urgency_from_record (job);
+
+    if (het_job_is_component (job))
+        return; /* its leader's job, bound with it (and released with it) */
 
     /* A job in this process's creation hold takes the urgency it was
      * submitted with; otherwise the record's hold state tells. */
@@ -300,8 +324,8 @@ static int collect_unknown (void *x, void *arg)
 {
     job_record_t *job = x;
     struct job_vec *v = arg;
-    if (IS_JOB_FINISHED (job))
-        return 0;
+    if (IS_JOB_FINISHED (job) || het_job_is_component (job))
+        return 0; /* a hetjob is its leader's job */
     if (array_sync_partly_bound (job)) {
         /* cut short by a restart while its tasks were made jobs */
         fence_clear_leftover (job);

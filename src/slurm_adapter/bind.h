@@ -44,6 +44,11 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
                        struct write_scope *scope,
                        job_record_t *job);
 
+/* The leader's id, for a hetjob's component slurmctld is creating right
+ * after its leader (het_job.h); 0 for any other job. */
+uint64_t bind_het_leader_of_new (struct adapter_ctx *ctx,
+                                 const job_record_t *job);
+
 /* Bring in the jobs created since the last call (at first, every job
  * slurmctld has). Returns how many were found. */
 int bind_discover (struct adapter_ctx *ctx, struct write_scope *scope);

@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "control.h"
 #include "fence.h"
+#include "het_job.h"
 #include "keep.h"
 #include "queue.h"
 
@@ -36,6 +37,8 @@ struct adapter_ctx {
     bool new_in_allocate; /* adapter.c sets it at init: job.new runs in
                            * site_factor_p_set, inside the submission;
                            * false: jobs are created held (the fallback) */
+    struct het_job_creating het_creating; /* bind.c, under the job write
+                                           * lock: the leader just bound */
     uint32_t scan_next;   /* bind.c, under the job write lock (the agent, or
                            * the first bind in a submission): the first job
                            * id not looked at yet; 0 = scan every job */

@@ -41,6 +41,7 @@
 #include "bind.h"
 #include "ctx.h"
 #include "hooks_prep.h"
+#include "het_job.h"
 #include "host.h"
 #include "instance.h"
 #include "keep.h"
@@ -58,6 +59,9 @@ static bool run_job (job_record_t *job)
 int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
 {
     struct write_scope scope = {.computing = NULL};
+
+    if (het_job_is_component (job))
+        return SLURM_SUCCESS; /* a hetjob runs at its leader's prolog */
 
     write_scope_enter (&scope);
 
@@ -93,6 +97,8 @@ int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
     struct write_scope scope = {.computing = NULL};
     uint64_t id = array_record_id (job);
 
+    if (het_job_is_component (job))
+        return SLURM_SUCCESS; /* a hetjob ends at its leader's epilog */
     write_scope_enter (&scope);
 
     if (JOBTAP_SLURMCTLD_STARTED () && array_known (id)) {

@@ -30,6 +30,7 @@
 #include "array_record.h"
 #include "bind.h"
 #include "conf.h"
+#include "het_job.h"
 #include "host.h"
 #include "instance.h"
 #include "jobspec.h"
@@ -103,6 +104,16 @@ static int add_dependencies (json_t *spec, json_t *taken)
     return json_array_extend (deps, taken);
 }
 
+/* The token of the hetjob leader this RPC thread submitted last: slurmctld
+ * passes a hetjob's components to job_submit one after the other, leader
+ * first, in one thread. */
+static __thread uint64_t het_leader_token;
+
+static bool het_component (const job_desc_msg_t *desc)
+{
+    return desc->het_job_offset != NO_VAL && desc->het_job_offset != 0;
+}
+
 int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                              uint32_t submit_uid,
                              char **err_msg)
@@ -151,6 +162,11 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         return SLURM_ERROR;
     }
     json_decref (updates);
+    if (het_component (desc)) {
+        /* validated as a part of its leader's job, which it joins */
+        jobtap_host_submit_abort (token);
+        token = het_leader_token;
+    }
     struct mark m = {
         .token = token,
         .urgency = urgency,
@@ -158,14 +174,19 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                            ? desc->priority
                            : 0,
         .flags = (desc->script ? MARK_BATCH : 0)
-                 | (desc->array_inx && desc->array_inx[0] ? MARK_ARRAY : 0),
+                 | (desc->array_inx && desc->array_inx[0] ? MARK_ARRAY : 0)
+                 | (desc->het_job_offset == 0 ? MARK_HET_LEADER : 0)
+                 | (het_component (desc) ? MARK_HET_COMPONENT : 0),
     };
+    if (desc->het_job_offset == 0)
+        het_leader_token = token;
     /* job.new runs in site_factor_p_set, where slurmctld computes the
      * job's first priority (bind.h), unless slurmctld will not compute
      * one: a job held by its user waits for the agent, and one an
      * operator gave a priority is created held, as is every job where
-     * site_factor/jobtap is not in use. */
-    if (desc->priority != 0
+     * site_factor/jobtap is not in use. A hetjob's other components are
+     * not: the leader's hold (and release) is theirs (het_job.h). */
+    if (desc->priority != 0 && !het_component (desc)
         && (!ctx->new_in_allocate || m.op_priority != 0)) {
         m.flags |= MARK_CREATED_HELD;
         desc->priority = 0; /* the agent releases it once jobtap decided */
@@ -389,7 +410,11 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
     }
     if (desc->priority != NO_VAL && IS_JOB_PENDING (job))
         follow_user_hold (desc, job);
-    int rc = update_from_modify (desc, job, submit_uid, err_msg);
+    /* a hetjob's jobspec is its leader's: another component's fields
+     * follow Slurm's rules alone */
+    int rc = het_job_is_component (job)
+                 ? SLURM_SUCCESS
+                 : update_from_modify (desc, job, submit_uid, err_msg);
     keep_write (&adapter_instance);
     return rc;
 }

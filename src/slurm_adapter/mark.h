@@ -32,6 +32,11 @@ enum mark_flags {
     MARK_BATCH = 2,
     /* a job array: its tasks become jobs when the agent sees the record */
     MARK_ARRAY = 4,
+    /* a hetjob's leader (component 0) */
+    MARK_HET_LEADER = 8,
+    /* a hetjob's other component: the token is its leader's, and it has
+     * no provisional job of its own (het_job.h) */
+    MARK_HET_COMPONENT = 16,
 };
 
 struct mark {

@@ -131,9 +131,12 @@ cluster_slurm_release() {
 }
 
 _cluster_write_conf() {
-	local extra=$1 jobtap=$2 ctld_port slurmd_port
+	local extra=$1 jobtap=$2 ctld_port slurmd_port twin_port=""
 	ctld_port=$(_cluster_free_port) && slurmd_port=$(_cluster_free_port) ||
 		{ _cluster_say "no free port"; return 1; }
+	if [ "$_cluster_twin" = 1 ]; then
+		twin_port=$(_cluster_free_port) || { _cluster_say "no free port"; return 1; }
+	fi
 	local defaults
 	defaults=$(
 		cat <<EOF
@@ -175,10 +178,23 @@ PrioritySiteFactorPlugin=site_factor/jobtap
 PrEpPlugins=prep/script,prep/jobtap
 EOF
 		fi
-		cat <<EOF
+		if [ "$_cluster_twin" = 1 ]; then
+			# a second node, "twin": another slurmd on the same address
+			# with a port of its own; each slurmd's files by node name (%n)
+			cat <<EOF
+SlurmdSpoolDir=$CLUSTER_DIR/spool/%n
+SlurmdPidFile=$CLUSTER_DIR/run/slurmd-%n.pid
+SlurmdLogFile=$CLUSTER_DIR/log/slurmd-%n.log
+NodeName=$CLUSTER_NODE NodeAddr=$CLUSTER_ADDR CPUs=2 State=UNKNOWN
+NodeName=twin NodeAddr=$CLUSTER_ADDR Port=$twin_port CPUs=2 State=UNKNOWN
+PartitionName=debug Nodes=$CLUSTER_NODE,twin Default=YES MaxTime=INFINITE State=UP
+EOF
+		else
+			cat <<EOF
 NodeName=$CLUSTER_NODE NodeAddr=$CLUSTER_ADDR CPUs=2 State=UNKNOWN
 PartitionName=debug Nodes=$CLUSTER_NODE Default=YES MaxTime=INFINITE State=UP
 EOF
+		fi
 	)
 	if [ -n "$CLUSTER_BACKUP_ADDR" ]; then
 		# after the primary's; a short timeout, as tests wait for it
@@ -254,7 +270,8 @@ cluster_wait_for() {
 }
 
 _cluster_node_idle() {
-	[ "$(sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null)" = idle ]
+	[ "$(sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null)" = idle ] &&
+		{ [ "${_cluster_twin:-0}" = 0 ] || [ "$(sinfo -h -n twin -o %T 2>/dev/null)" = idle ]; }
 }
 
 # Start the cluster; a port taken between our check and the daemon's bind
@@ -273,6 +290,7 @@ _cluster_start_once() {
 	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=() plugstack=""
 	local backup_net=0 accounting=0
 	_cluster_bind_failed=""
+	_cluster_twin=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--conf) extra=$2; shift 2 ;;
@@ -283,6 +301,7 @@ _cluster_start_once() {
 		--plugstack) plugstack=$2; shift 2 ;;
 		--backup-net) backup_net=1; shift ;;
 		--accounting) accounting=1; shift ;;
+		--twin) _cluster_twin=1; shift ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
@@ -347,6 +366,10 @@ _cluster_start_once() {
 		_cluster_spawn slurmctld /usr/sbin/slurmctld -D -i -f "$SLURM_CONF"
 	fi
 	_cluster_spawn slurmd /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_NODE"
+	if [ "$_cluster_twin" = 1 ]; then
+		mkdir -p "$CLUSTER_DIR/spool/$CLUSTER_NODE" "$CLUSTER_DIR/spool/twin"
+		_cluster_spawn twin /usr/sbin/slurmd -D -f "$SLURM_CONF" -N twin
+	fi
 
 	local ctld_pid=${CLUSTER_PIDS[1]} slurmd_pid=${CLUSTER_PIDS[2]}
 	local deadline=$((SECONDS + 60))

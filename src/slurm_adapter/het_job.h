@@ -1,0 +1,45 @@
+/* het_job: a heterogeneous job (sbatch ... : ..., salloc/srun with
+ * components) is one jobtap job, as a Flux job with several resource sets
+ * is one job. Its id is the leader's (component 0's, Slurm's het_job_id);
+ * what jobtap decides for it (hold, release, priority, cancel) is done to
+ * every component's record, and its lifecycle is the leader's (job.new in
+ * the leader's site_factor_p_set, run at the leader's prolog, cleanup at
+ * its epilog). The other components each pass job.create and job.validate
+ * in job_submit, then leave their provisional job: their records map to
+ * the leader's id (array_record.h).
+ *
+ * Slurm sets het_job_id and het_job_offset only after job_allocate
+ * returns, so a component being created is known by its submission mark
+ * (mark.h) and the leader bound just before it in the same job write lock
+ * (struct het_job_creating).
+ *
+ * Locks: the slurmctld job write lock, held by every caller. */
+#ifndef SLURM_JOBTAP_ADAPTER_HET_JOB_H
+#define SLURM_JOBTAP_ADAPTER_HET_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+/* The leader slurmctld bound last: the components that follow it in the
+ * same submission carry its token in their mark. */
+struct het_job_creating {
+    uint64_t token; /* the leader's submission */
+    uint32_t id;    /* the leader's job id */
+};
+
+/* A hetjob's component other than its leader, once Slurm made it one. */
+static inline bool het_job_is_component (const job_record_t *job)
+{
+    return job->het_job_id != 0 && job->het_job_id != NO_VAL
+           && job->het_job_offset != 0 && job->het_job_offset != NO_VAL;
+}
+
+/* Call fn for each record of the job: every component of a hetjob whose
+ * leader this is (the leader first), else the job alone. */
+void het_job_each (job_record_t *job,
+                   void (*fn) (job_record_t *job, void *arg),
+                   void *arg);
+
+#endif
