@@ -39,21 +39,20 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
 
     write_scope_enter (&scope);
     if (jobtap_host_job_priority (id, &priority) < 0) {
-        uint64_t leader = bind_het_leader_of_new (ctx, job);
-        if (leader) {
-            /* a hetjob's component: its leader's priority (and hold,
-             * which the agent makes on every component) */
-            if (jobtap_host_job_priority (leader, &priority) < 0)
-                priority = -1;
-        } else if (!ctx->new_in_allocate
-                   || !bind_in_allocate (ctx, &scope, job)) {
-            queue_wake (&ctx->queue, true, false);
-            priority = -1;
-        } else {
+        uint64_t leader;
+        if (ctx->new_in_allocate && bind_in_allocate (ctx, &scope, job)) {
             /* before Slurm may save the job (keep.h) */
             keep_write (ctx);
             if (jobtap_host_job_priority (id, &priority) < 0)
                 priority = -1;
+        } else if ((leader = bind_het_leader_of_new (ctx, job))) {
+            /* a hetjob's component: its leader's priority (and hold,
+             * which the agent makes on every component) */
+            if (jobtap_host_job_priority (leader, &priority) < 0)
+                priority = -1;
+        } else {
+            queue_wake (&ctx->queue, true, false);
+            priority = -1;
         }
     }
     if (priority >= 0)

@@ -11,6 +11,9 @@
 #                 [--accounting]  slurmdbd and a private MariaDB beside it
 #                 (test/lib/accounting.sh); the cluster, account "jobtap"
 #                 and root are added
+#                 [--twin]  a second node, "twin", beside the first: another
+#                 slurmd on the same address and a port of its own (a
+#                 heterogeneous job needs a node per component)
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
 #   cluster_stop  [--failed]
 #   cluster_public_copy FILE  a copy other users may run (the clone may sit
