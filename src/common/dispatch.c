@@ -155,6 +155,102 @@ flux_plugin_arg_t *job_args_create (struct job *job)
     return job_args_create_out (job, NULL, NULL);
 }
 
+/* --- a pass's args ------------------------------------------------------ */
+
+static const char *const pass_in_ints[] = {"id", "userid", "urgency", "state",
+                                           "priority"};
+#define PASS_IN_KEYS (sizeof (pass_in_ints) / sizeof (pass_in_ints[0]) + 1)
+
+/* v is a value the args alone hold, of the type the runtime set. */
+static bool own_value (json_t *v, json_type type)
+{
+    return v && v->refcount == 1 && json_typeof (v) == type;
+}
+
+/* Set IN's fields to job's in place: false if a plugin kept, added or
+ * replaced any of them (the object is then built anew). */
+static bool pass_in_refill (json_t *in, const struct job *job)
+{
+    const json_int_t ints[] = {(json_int_t)job->id, job->userid, job->urgency,
+                               job->state, job->priority};
+    json_t *v[PASS_IN_KEYS - 1];
+
+    if (json_object_size (in) > PASS_IN_KEYS)
+        (void)json_object_del (in, "jobspec"); /* read for the last job */
+    if (in->refcount != 1 || json_object_size (in) != PASS_IN_KEYS)
+        return false;
+    json_t *t_submit = json_object_get (in, "t_submit");
+    if (!own_value (t_submit, JSON_REAL))
+        return false;
+    for (size_t i = 0; i < PASS_IN_KEYS - 1; i++)
+        if (!own_value (v[i] = json_object_get (in, pass_in_ints[i]),
+                        JSON_INTEGER))
+            return false;
+    for (size_t i = 0; i < PASS_IN_KEYS - 1; i++)
+        json_integer_set (v[i], ints[i]);
+    json_real_set (t_submit, job->t_submit);
+    return true;
+}
+
+/* OUT as the builtin's answer ({"priority": urgency}), or empty. */
+static bool pass_out_refill (json_t *out, const struct job *job, bool builtin)
+{
+    if (out->refcount != 1)
+        return false;
+    if (!builtin)
+        return json_object_clear (out) == 0;
+    json_t *v = json_object_get (out, "priority");
+    if (json_object_size (out) != 1 || !own_value (v, JSON_INTEGER))
+        return false;
+    json_integer_set (v, job->urgency);
+    return true;
+}
+
+flux_plugin_arg_t *pass_priority_args (struct job *job,
+                                       struct jt_plugin *builtin)
+{
+    struct pass_args *pa = &job->rt->pass_args;
+
+    if (job->R || job->end_event)
+        return priority_args (job, NULL, builtin); /* not in a pass's states */
+    if (pa->in && !pass_in_refill (pa->in, job)) {
+        json_decref (pa->in);
+        pa->in = NULL;
+    }
+    if (pa->out && !pass_out_refill (pa->out, job, builtin != NULL)) {
+        json_decref (pa->out);
+        pa->out = NULL;
+    }
+    if (!pa->in || !pa->out) {
+        flux_plugin_arg_t *fresh = priority_args (job, NULL, builtin);
+        if (!fresh)
+            return NULL;
+        /* keep its objects for the next job */
+        pass_args_free (job->rt);
+        plugin_arg_objects (fresh, &pa->in, &pa->out);
+        return fresh;
+    }
+    flux_plugin_arg_t *args =
+        plugin_arg_create_with (json_incref (pa->in), json_incref (pa->out));
+    if (!args)
+        return NULL;
+    if (plugin_arg_set_lazy (args, "jobspec", args_jobspec, args_job_release,
+                             job_incref (job))
+        < 0) {
+        job_decref (job);
+        flux_plugin_arg_destroy (args);
+        return NULL;
+    }
+    return args;
+}
+
+void pass_args_free (struct runtime *rt)
+{
+    json_decref (rt->pass_args.in);
+    json_decref (rt->pass_args.out);
+    rt->pass_args.in = rt->pass_args.out = NULL;
+}
+
 /* {"priority": n} from the pool, or NULL (out of memory): the context of
  * a priority event and the builtin's answer in OUT args. */
 bool priority_applies (struct job *job, const char *topic,

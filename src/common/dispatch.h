@@ -60,6 +60,19 @@ void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job);
 flux_plugin_arg_t *priority_args (struct job *job,
                                   json_t *in,
                                   struct jt_plugin *builtin);
+/* The IN and OUT objects of job.priority.get kept from one job of a
+ * reprioritize pass to the next, refilled in place when no plugin kept,
+ * added or replaced anything in them (a pass over 100k jobs then builds
+ * no JSON per job); else built anew. */
+struct pass_args {
+    json_t *in;
+    json_t *out;
+};
+/* priority_args (job, NULL, builtin) for a job of a pass. */
+flux_plugin_arg_t *pass_priority_args (struct job *job,
+                                       struct jt_plugin *builtin);
+/* At the end of the outermost pass. */
+void pass_args_free (struct runtime *rt);
 /* {"priority": n}, or NULL (out of memory). */
 json_t *priority_object (json_int_t priority);
 

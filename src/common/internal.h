@@ -26,6 +26,8 @@ void plugin_handlers_changed (void);
 /* Args holding 'in' and 'out' (references stolen; either may be NULL):
  * the runtime's hot paths build objects directly, without formats. */
 flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out);
+/* New references to the args' IN and OUT objects (NULL where unset). */
+void plugin_arg_objects (flux_plugin_arg_t *args, json_t **in, json_t **out);
 /* Make 'key' of the IN args a value built by get(arg) (new reference) the
  * first time a reader may need it: an unpack whose format names the key
  * (or that it cannot tell), or arg_get.  destroy(arg) runs once the value

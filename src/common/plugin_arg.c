@@ -47,6 +47,12 @@ flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out)
     return args;
 }
 
+void plugin_arg_objects (flux_plugin_arg_t *args, json_t **in, json_t **out)
+{
+    *in = json_incref (args->in);
+    *out = json_incref (args->out);
+}
+
 static void arg_lazy_clear (flux_plugin_arg_t *args)
 {
     if (args->lazy_get) {
@@ -210,6 +216,15 @@ int flux_plugin_arg_vpack (flux_plugin_arg_t *args,
         return -1;
     }
     args->error[0] = '\0';
+    json_t **target = arg_target (args, flags);
+    if (!(flags & FLUX_PLUGIN_ARG_REPLACE) && *target) {
+        /* merged into the args' object without one in between */
+        int rc = quickpack_pack_into (*target, fmt, ap);
+        if (rc < 0)
+            return arg_seterror (args, ENOMEM, "out of memory");
+        if (rc > 0)
+            return 0;
+    }
     if (!(o = plugin_vpack (&err, fmt, ap)))
         return arg_seterror (args, EINVAL, "%s", err.text);
     return arg_store (args, flags, o);

@@ -31,7 +31,9 @@ void get_priority (struct job *job)
             reprioritize_one (job, job->urgency);
         return;
     }
-    if (handlers == 0 || !(args = priority_args (job, NULL, builtin)))
+    if (handlers == 0
+        || !(args = rt->in_pass ? pass_priority_args (job, builtin)
+                                : priority_args (job, NULL, builtin)))
         return;
     rc = stack_call_skip (job, "job.priority.get", args, builtin);
     if (rc == 0)
@@ -132,6 +134,7 @@ static int pass (struct runtime *rt, enum pass_jobs which, bool yielding)
     }
     snapshot_free (v, n);
     if (outer) {
+        pass_args_free (rt);
         rt->in_pass = false;
         pass_report (rt, asked);
     }

@@ -321,6 +321,49 @@ json_t *quickpack_pack (const char *fmt, va_list ap)
     return o;
 }
 
+static bool ascii (const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80)
+            return false;
+    return true;
+}
+
+#define PACK_INTO_MAX 8
+
+int quickpack_pack_into (json_t *target, const char *fmt, va_list ap)
+{
+    struct fmt_walk q = {.p = fmt};
+    const char *keys[PACK_INTO_MAX], *key;
+    json_t *values[PACK_INTO_MAX];
+    int n = 0, k, rc;
+
+    if (!json_is_object (target) || !fmt
+        || fmt[strspn (fmt, "{}siIbfOn \t\n,:")] != '\0'
+        || quick_token (&q) != '{')
+        return 0;
+    va_copy (q.ap, ap);
+    q.p++;
+    while ((k = quick_key (&q, &key)) == 1) {
+        if (n == PACK_INTO_MAX || !key || !ascii (key)
+            || !(values[n] = quick_pack_value (&q, 1)))
+            break;
+        keys[n++] = key;
+    }
+    rc = k == 0 && quick_token (&q) == '\0' ? 1 : 0;
+    va_end (q.ap);
+    for (int i = 0; i < n; i++) {
+        /* an ASCII key needs no UTF-8 check: only memory can fail (the
+         * value is stolen even then) */
+        if (rc == 1) {
+            if (json_object_set_new_nocheck (target, keys[i], values[i]) < 0)
+                rc = -1;
+        } else
+            json_decref (values[i]);
+    }
+    return rc;
+}
+
 json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap)
 {
     json_t *o = quickpack_pack (fmt, ap);

@@ -31,6 +31,14 @@ bool quickpack_unpack (json_t *root, const char *fmt, va_list ap);
  * leaves to jansson or packing failed (no reference of an argument kept). */
 json_t *quickpack_pack (const char *fmt, va_list ap);
 
+/* A pack merged into the object 'target' as the quick pack of fmt would
+ * be (its members set, replacing those of the same keys), without the
+ * object in between: 1 done; 0 when the format is one the quick pack
+ * leaves to jansson, or has a key not ASCII or more than 8 members
+ * (nothing written, no argument consumed); -1 out of memory (some
+ * members may be set). */
+int quickpack_pack_into (json_t *target, const char *fmt, va_list ap);
+
 /* False only when an unpack of 'fmt' (with arguments ap, not consumed)
  * certainly reads no top-level member 'key': a format the walk does not
  * follow counts as a read. */

@@ -52,6 +52,7 @@ struct runtime {
     char *reload_error;            /* conf.c: why it was refused, or NULL */
     struct store *store;           /* store.c: NULL unless the host opened it */
     bool in_pass;                  /* priority.c: reprioritize_all runs */
+    struct pass_args pass_args;    /* dispatch.c: a pass's reused args */
 };
 
 /* The process's runtime.  Only the host API's entry points (host.c,

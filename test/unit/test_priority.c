@@ -242,6 +242,80 @@ static void test_all (void)
     plugin_retire (&rt, jt);
 }
 
+/* A pass reuses its args from job to job: every job sees its own fields,
+ * nothing a plugin added for the job before, and a value a plugin kept
+ * from an earlier job keeps its value. */
+static int mismatches, leftovers;
+static json_t *kept;
+static json_int_t kept_urgency;
+static int cb_check (flux_plugin_t *p,
+                     const char *topic,
+                     flux_plugin_arg_t *args,
+                     void *arg)
+{
+    json_int_t id, urgency, userid, state;
+    double t_submit;
+    json_t *extra = NULL, *u;
+    (void)p;
+    (void)topic;
+    (void)arg;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                "{s:I s:I s:I s:I s:f s?o}", "id", &id,
+                                "urgency", &urgency, "userid", &userid,
+                                "state", &state, "t_submit", &t_submit,
+                                "extra", &extra)
+        < 0)
+        return -1;
+    struct job *job = table_find (&rt, id);
+    if (extra)
+        leftovers++;
+    if (!job || job->urgency != urgency || (json_int_t)job->userid != userid
+        || job->state != state || job->t_submit != t_submit)
+        mismatches++;
+    if (!kept
+        && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:o}",
+                                   "urgency", &u)
+               == 0) {
+        kept = json_incref (u);
+        kept_urgency = urgency;
+    }
+    if (flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "extra", id)
+        < 0)
+        return -1;
+    return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
+                                 "priority", urgency * 10);
+}
+
+static void test_pass_args_reused (void)
+{
+    struct jt_plugin *jt = core_plugin_make (&rt, "check.so");
+    int wrong = 0;
+
+    if (flux_plugin_add_handler (jt->p, "job.priority.get", cb_check, NULL)
+        < 0)
+        bail_out ("add_handler");
+    plugin_handlers_changed ();
+    for (int i = 1; i <= 40; i++) {
+        struct job *job = job_in_table (100 + i, FLUX_JOB_STATE_SCHED, i % 31);
+        job->userid = 1000 + i;
+        job->t_submit = i + 0.5;
+    }
+    isint (reprioritize_all (&rt), 0, "a pass over 40 jobs");
+    isint (mismatches, 0, "each job's callback saw that job's fields");
+    isint (leftovers, 0, "and nothing a plugin added for the job before");
+    ok (kept && json_integer_value (kept) == kept_urgency,
+        "a value a plugin kept holds the urgency of its job (%jd)",
+        (intmax_t)kept_urgency);
+    for (int i = 1; i <= 40; i++)
+        if (table_find (&rt, 100 + i)->priority != (i % 31) * 10)
+            wrong++;
+    isint (wrong, 0, "every job has its own priority");
+    json_decref (kept);
+    jobs_free_all (&rt);
+    plugin_retire (&rt, jt);
+    told[0] = '\0';
+}
+
 /* A plugin failing for every job: its first failures are logged, then it
  * is skipped for the rest of the pass (the jobs keep their priority), and
  * one line sums it up; the next pass starts afresh. */
@@ -348,6 +422,7 @@ int main (void)
     test_builtin ();
     test_plugin_answers ();
     test_all ();
+    test_pass_args_reused ();
     test_pass_budget ();
     test_yield ();
 

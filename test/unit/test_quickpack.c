@@ -664,7 +664,14 @@ static void pack_spec (struct spec *sp)
         sp->fmt[sp->len = pick ((unsigned)sp->len)] = '\0';
 }
 
-enum pack_mode { PACK_JANSSON, PACK_PLUGIN, PACK_QUICK_ONLY };
+enum pack_mode { PACK_JANSSON, PACK_PLUGIN, PACK_QUICK_ONLY, PACK_INTO };
+
+/* The object pack_into packs into: a key the formats may set and one
+ * they never do. */
+static json_t *into_base (void)
+{
+    return json_pack ("{s:s s:i}", "k", "before", "kept", 1);
+}
 
 static json_t *
 pack_via (enum pack_mode mode, json_error_t *err, const char *fmt, ...)
@@ -677,10 +684,33 @@ pack_via (enum pack_mode mode, json_error_t *err, const char *fmt, ...)
         o = json_vpack_ex (err, 0, fmt, ap);
     else if (mode == PACK_PLUGIN)
         o = plugin_vpack (err, fmt, ap);
-    else
+    else if (mode == PACK_QUICK_ONLY)
         o = quickpack_pack (fmt, ap);
+    else {
+        /* the merged object when the quick pass took the format */
+        o = into_base ();
+        if (quickpack_pack_into (o, fmt, ap) != 1) {
+            json_decref (o);
+            o = NULL;
+        }
+    }
     va_end (ap);
     return o;
+}
+
+/* jansson's packed text merged into into_base (), as text; NULL when it
+ * is not an object. */
+static char *merged_text (const char *packed)
+{
+    json_t *o = json_loads (packed, JSON_DECODE_ANY, NULL);
+    json_t *base = into_base ();
+    char *text = NULL;
+
+    if (json_is_object (o) && json_object_update (base, o) == 0)
+        text = json_dumps (base, JSON_COMPACT);
+    json_decref (o);
+    json_decref (base);
+    return text;
 }
 
 #define G(i) g[i]
@@ -717,7 +747,7 @@ pack_run (enum pack_mode mode, const struct spec *sp, struct pack_run *r)
         case K_NEW:
             /* stolen by the pack: one reference more, to watch it by;
              * the quick pass alone never takes 'o' formats */
-            if (a->v >= 0 && mode != PACK_QUICK_ONLY) {
+            if (a->v >= 0 && mode != PACK_QUICK_ONLY && mode != PACK_INTO) {
                 fresh[ng] = json_pack ("{s:I}", "n", (json_int_t)a->v);
                 g[ng] = (intptr_t)json_incref (fresh[ng]);
             }
@@ -752,14 +782,14 @@ pack_run (enum pack_mode mode, const struct spec *sp, struct pack_run *r)
 
 static void test_pack (int cases)
 {
-    int bad = 0, quick = 0, fallback = 0, errors = 0;
+    int bad = 0, quick = 0, fallback = 0, errors = 0, into = 0;
 
     shared[0] = json_pack ("{s:[i,s]}", "k", 1, "v");
     shared[1] = json_array ();
     shared[2] = json_string ("shared");
     for (int n = 0; n < cases; n++) {
         struct spec sp;
-        struct pack_run a, b, q;
+        struct pack_run a, b, q, in;
         char detail[512] = "";
 
         pack_spec (&sp);
@@ -770,6 +800,8 @@ static void test_pack (int cases)
         pack_run (PACK_JANSSON, &sp, &a);
         pack_run (PACK_PLUGIN, &sp, &b);
         pack_run (PACK_QUICK_ONLY, &sp, &q);
+        pack_run (PACK_INTO, &sp, &in);
+        char *merged = a.o ? merged_text (a.text) : NULL;
         if (!a.o != !b.o)
             snprintf (detail, sizeof (detail), "%s, jansson %s",
                       b.o ? "packed" : "failed", a.o ? "packed" : "failed");
@@ -785,16 +817,30 @@ static void test_pack (int cases)
             snprintf (detail, sizeof (detail), "quick path took a failure");
         else if (q.o && strcmp (q.text, a.text) != 0)
             snprintf (detail, sizeof (detail), "quick path made %s", q.text);
+        else if (in.o && !merged)
+            snprintf (detail, sizeof (detail), "packed into where jansson %s",
+                      a.o ? "made no object" : "failed");
+        else if (in.o && strcmp (in.text, merged) != 0)
+            snprintf (detail, sizeof (detail), "packed into: %s, merged %s",
+                      in.text, merged);
+        else if (memcmp (q.refs[1], in.refs[1], sizeof (q.refs[1])) != 0
+                 || (q.o && in.o
+                     && memcmp (q.refs[0], in.refs[0], sizeof (q.refs[0]))
+                            != 0))
+            snprintf (detail, sizeof (detail), "packed into: refcounts");
         if (detail[0]) {
             bad++;
             show ("pack", n, sp.fmt, NULL, detail);
         }
         quick += q.o != NULL;
+        into += in.o != NULL;
         fallback += !q.o && a.o;
         errors += !a.o;
         free (a.text);
         free (b.text);
         free (q.text);
+        free (in.text);
+        free (merged);
     }
     for (int i = 0; i < SHARED; i++) {
         ok (shared[i]->refcount == 1, "pack: shared 'O' object %d: %zu refs", i,
@@ -807,6 +853,8 @@ static void test_pack (int cases)
           fallback, errors);
     ok (quick > cases / 5 && fallback > cases / 20 && errors > cases / 20,
         "pack: the cases exercise the quick path, jansson's and errors");
+    diag ("pack: %d packed into an object", into);
+    ok (into > cases / 10, "pack: the cases exercise packing into an object");
 }
 
 /* No format: jansson's error, not a crash. */
