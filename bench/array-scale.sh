@@ -40,7 +40,7 @@ for mode in $modes; do
 		scontrol setdebug debug # the pass's line, only from now on
 		pattern="reprioritize pass: $n jobs asked"
 		cluster_wait_for 30 sh -c "[ \$(grep -c '$pattern' '$CLUSTER_DIR/log/slurmctld.log') -ge 3 ]"
-		grep -o "$pattern in .* ms" "$CLUSTER_DIR/log/slurmctld.log" | head -n 3 | sed 's/^/p: /'
+		grep -o "$pattern in .*CPU)" "$CLUSTER_DIR/log/slurmctld.log" | head -n 3 | sed 's/^/p: /'
 	fi
 done
 bench_finish 0

@@ -10,12 +10,17 @@
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static __thread int depth; /* this thread's holds of the lock */
+static int waiters;         /* threads blocked in runtime_lock (atomic) */
 static void (*sink) (int level, const char *msg, void *arg);
 static void *sink_arg;
 
 void runtime_lock (void)
 {
-    pthread_mutex_lock (&lock);
+    if (pthread_mutex_trylock (&lock) != 0) {
+        __atomic_add_fetch (&waiters, 1, __ATOMIC_RELAXED);
+        pthread_mutex_lock (&lock);
+        __atomic_sub_fetch (&waiters, 1, __ATOMIC_RELAXED);
+    }
     depth++;
 }
 
@@ -27,7 +32,8 @@ void runtime_unlock (void)
 
 bool runtime_yield (void)
 {
-    if (depth != 1)
+    /* with nobody waiting, giving up the CPU only slows a long pass */
+    if (depth != 1 || __atomic_load_n (&waiters, __ATOMIC_RELAXED) == 0)
         return false;
     pthread_mutex_unlock (&lock);
     sched_yield ();

@@ -20,9 +20,9 @@ extern "C" {
 
 void runtime_lock (void);
 void runtime_unlock (void);
-/* Let other threads in: if this thread holds the lock once (a host entry
- * point, not a callback), release it, yield, and take it again: true.
- * Held more deeply, nothing happens: false. */
+/* Let other threads in: if another thread waits for the lock and this
+ * one holds it once (a host entry point, not a callback), release it,
+ * yield, and take it again: true. Else nothing happens: false. */
 bool runtime_yield (void);
 
 /* Where runtime_log writes (NULL: stderr).  Set under the lock. */
