@@ -402,9 +402,13 @@ int jobtap_host_job_update (uint64_t id,
 /* jobtap_host_job_update() with flags. JOBTAP_UPDATE_UNHANDLED_OK: a key
  * no plugin handles is accepted as is (the scheduler's own rules apply)
  * instead of failing with "update of <key> not supported". job.validate
- * still runs on the updated jobspec unless a handler set 'validated'. */
+ * still runs on the updated jobspec unless a handler set 'validated'.
+ * JOBTAP_UPDATE_CHECK_ONLY: the handlers and job.validate run and say
+ * whether the update would be accepted, but the job is left as it was
+ * (a host updating several jobs as one asks each before it changes any). */
 enum {
     JOBTAP_UPDATE_UNHANDLED_OK = 1,
+    JOBTAP_UPDATE_CHECK_ONLY = 2,
 };
 int jobtap_host_job_update_ex (uint64_t id,
                                json_t *updates,

@@ -132,6 +132,10 @@ int jobtap_host_job_update_ex (uint64_t id,
         if (r < 0)
             goto out;
     }
+    if (flags & JOBTAP_UPDATE_CHECK_ONLY) {
+        rc = 0;
+        goto out;
+    }
     job->quiet_update = true;
     rc = event_post_host (job, "jobspec-update", all);
     job->quiet_update = false;

@@ -267,11 +267,14 @@ static int reject_update (job_record_t *job,
 }
 
 /* One jobtap job's part of a job_modify request: all of an array's
- * pending tasks take it, the first one's result is the request's. */
+ * pending tasks take it, the first one's result is the request's. With
+ * several tasks each is asked first (check_only), so that a task refusing
+ * it leaves the others unchanged too. */
 struct task_update {
     json_t *request;
     uint32_t uid, role;
     jobtap_host_error_t *err;
+    bool check_only;
     json_t *final; /* the first task's */
 };
 
@@ -279,11 +282,15 @@ static int update_one (uint64_t id, void *arg)
 {
     struct task_update *u = arg;
     json_t *final = NULL;
+    int flags = JOBTAP_UPDATE_UNHANDLED_OK
+                | (u->check_only ? JOBTAP_UPDATE_CHECK_ONLY : 0);
 
-    if (jobtap_host_job_update_ex (id, u->request, u->uid, u->role,
-                                   JOBTAP_UPDATE_UNHANDLED_OK, &final,
-                                   u->err) < 0)
+    if (jobtap_host_job_update_ex (id, u->request, u->uid, u->role, flags,
+                                   u->check_only ? NULL : &final, u->err)
+        < 0)
         return -1;
+    if (u->check_only)
+        return 0;
     if (!u->final)
         u->final = final;
     else
@@ -313,7 +320,13 @@ static int update_from_modify (job_desc_msg_t *desc,
     if (!bind_ensure (&adapter_instance, &scope, job))
         goto out_restore;
     struct task_update u = {.request = request, .uid = submit_uid,
-                            .role = role, .err = &err};
+                            .role = role, .err = &err,
+                            .check_only = array_is_pending_meta (job)};
+    if (u.check_only && array_for_each_id (job, update_one, &u) != 0) {
+        rc = reject_update (job, submit_uid, err.text, err_msg);
+        goto out_restore;
+    }
+    u.check_only = false;
     if (array_for_each_id (job, update_one, &u) != 0) {
         rc = reject_update (job, submit_uid, err.text, err_msg);
         json_decref (u.final);

@@ -32,6 +32,12 @@ local function task_priority (job)
 end
 jobtap.on ("job.state.priority", task_priority)
 jobtap.on ("job.priority.get", task_priority)
+jobtap.on ("job.update.attributes.system.duration", function (job)
+    local s = job.slurm or {}
+    if job.name == "upd" and s.array_task_id == 3 and job.value > 600 then
+        return false, "task three keeps a short limit"
+    end
+end)
 jobtap.on ("job.state.inactive", function (job)
     local s = job.slurm or {}
     if job.name == "watch" then
@@ -191,6 +197,15 @@ is "$(duration "${arr}_1") $(duration "${arr}_2") $(duration "${arr}_3")" "240.0
 	"after a restart each task is the job it was"
 is "$(limits)" "TimeLimit=00:04:00 TimeLimit=00:03:00 TimeLimit=00:04:00" \
 	"and Slurm's records are as they were"
+
+# An update of the array that the plugin refuses for task 3 leaves task 1,
+# in the same record, unchanged too (each task is asked before any
+# changes); task 2, split off, is a record of its own, as in Slurm.
+scontrol update jobid="$arr" TimeLimit=20 >/dev/null 2>&1
+like "$(cluster_log)" "rejected: .*task three keeps a short limit" "the plugin refused the update for task 3"
+is "$(duration "${arr}_1") $(duration "${arr}_3")" "240.0 240.0" \
+	"and neither task 1 nor task 3 took it in jobtap"
+is "$(limits | cut -d' ' -f1,3)" "TimeLimit=00:04:00 TimeLimit=00:04:00" "nor in Slurm"
 scancel "$blocker"
 cluster_wait_for 15 sh -c "[ \$(squeue -h -t running -j $arr -o %i | wc -l) = 2 ]"
 

@@ -190,6 +190,27 @@ static void test_rejections (void)
     isint (strlen (core_trace_text ()), 0, "no plugin was called for it");
 }
 
+/* Asked only: the handlers and job.validate say yes or no, and the job
+ * is left as it was. */
+static void test_check_only (void)
+{
+    jobtap_host_error_t err;
+
+    ok (update (1, "attributes.system.duration", 2000,
+                JOBTAP_UPDATE_CHECK_ONLY, NULL, &err)
+                == -1
+            && !strcmp (err.text, "duration 2000 too long"),
+        "an update checked only is refused as it would be");
+    ok (update (1, "attributes.system.duration", 300,
+                JOBTAP_UPDATE_CHECK_ONLY, NULL, &err)
+            == 0,
+        "an acceptable one passes the check");
+    like (core_trace_text (), "job.update.attributes.system.duration",
+          "its handler ran");
+    isint (duration_of (job_jobspec (job_of (1))), 100,
+           "and the jobspec is as it was");
+}
+
 static void test_accepted (void)
 {
     jobtap_host_error_t err;
@@ -285,6 +306,7 @@ int main (void)
     json_decref (spec);
 
     test_rejections ();
+    test_check_only ();
     test_accepted ();
     test_inactive ();
 
