@@ -302,14 +302,20 @@ static json_t *quick_pack_value (struct fmt_walk *q, int depth)
     return NULL;
 }
 
+/* Whether the quick pack takes fmt: an object, of only what it knows (no
+ * '?', '*', '#', '%', '+', 'o', '['). */
+static bool quick_pack_takes (struct fmt_walk *q, const char *fmt)
+{
+    return fmt && fmt[strspn (fmt, "{}siIbfOn \t\n,:")] == '\0'
+           && quick_token (q) == '{';
+}
+
 json_t *quickpack_pack (const char *fmt, va_list ap)
 {
     struct fmt_walk q = {.p = fmt};
     json_t *o;
 
-    /* only what the quick pass knows: no '?', '*', '#', '%', '+', 'o', '[' */
-    if (!fmt || fmt[strspn (fmt, "{}siIbfOn \t\n,:")] != '\0' ||
-        quick_token (&q) != '{')
+    if (!quick_pack_takes (&q, fmt))
         return NULL;
     va_copy (q.ap, ap);
     o = quick_pack_value (&q, 0);
@@ -338,9 +344,7 @@ int quickpack_pack_into (json_t *target, const char *fmt, va_list ap)
     json_t *values[PACK_INTO_MAX];
     int n = 0, k, rc;
 
-    if (!json_is_object (target) || !fmt
-        || fmt[strspn (fmt, "{}siIbfOn \t\n,:")] != '\0'
-        || quick_token (&q) != '{')
+    if (!json_is_object (target) || !quick_pack_takes (&q, fmt))
         return 0;
     va_copy (q.ap, ap);
     q.p++;

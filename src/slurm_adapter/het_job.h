@@ -36,6 +36,18 @@ static inline bool het_job_is_component (const job_record_t *job)
            && job->het_job_offset != 0 && job->het_job_offset != NO_VAL;
 }
 
+/* In job_submit, where Slurm sets het_job_offset in the request (NO_VAL
+ * for any other job): the leader's, and another component's. */
+static inline bool het_job_desc_is_leader (const job_desc_msg_t *desc)
+{
+    return desc->het_job_offset == 0;
+}
+
+static inline bool het_job_desc_is_component (const job_desc_msg_t *desc)
+{
+    return desc->het_job_offset != NO_VAL && desc->het_job_offset != 0;
+}
+
 /* Call fn for each record of the job: every component of a hetjob whose
  * leader this is (the leader first), else the job alone. */
 void het_job_each (job_record_t *job,

@@ -109,11 +109,6 @@ static int add_dependencies (json_t *spec, json_t *taken)
  * first, in one thread. */
 static __thread uint64_t het_leader_token;
 
-static bool het_component (const job_desc_msg_t *desc)
-{
-    return desc->het_job_offset != NO_VAL && desc->het_job_offset != 0;
-}
-
 int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                              uint32_t submit_uid,
                              char **err_msg)
@@ -162,7 +157,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
         return SLURM_ERROR;
     }
     json_decref (updates);
-    if (het_component (desc)) {
+    if (het_job_desc_is_component (desc)) {
         /* validated as a part of its leader's job, which it joins */
         jobtap_host_submit_abort (token);
         token = het_leader_token;
@@ -175,10 +170,10 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
                            : 0,
         .flags = (desc->script ? MARK_BATCH : 0)
                  | (desc->array_inx && desc->array_inx[0] ? MARK_ARRAY : 0)
-                 | (desc->het_job_offset == 0 ? MARK_HET_LEADER : 0)
-                 | (het_component (desc) ? MARK_HET_COMPONENT : 0),
+                 | (het_job_desc_is_leader (desc) ? MARK_HET_LEADER : 0)
+                 | (het_job_desc_is_component (desc) ? MARK_HET_COMPONENT : 0),
     };
-    if (desc->het_job_offset == 0)
+    if (het_job_desc_is_leader (desc))
         het_leader_token = token;
     /* job.new runs in site_factor_p_set, where slurmctld computes the
      * job's first priority (bind.h), unless slurmctld will not compute
@@ -186,7 +181,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
      * operator gave a priority is created held, as is every job where
      * site_factor/jobtap is not in use. A hetjob's other components are
      * not: the leader's hold (and release) is theirs (het_job.h). */
-    if (desc->priority != 0 && !het_component (desc)
+    if (desc->priority != 0 && !het_job_desc_is_component (desc)
         && (!ctx->new_in_allocate || m.op_priority != 0)) {
         m.flags |= MARK_CREATED_HELD;
         desc->priority = 0; /* the agent releases it once jobtap decided */

@@ -46,6 +46,16 @@ int main (void)
     ok (!het_job_is_component (creating),
         "a record Slurm has not made a component yet is not one");
 
+    job_desc_msg_t desc = {.het_job_offset = NO_VAL};
+    ok (!het_job_desc_is_leader (&desc) && !het_job_desc_is_component (&desc),
+        "a plain submission is neither leader nor component");
+    desc.het_job_offset = 0;
+    ok (het_job_desc_is_leader (&desc) && !het_job_desc_is_component (&desc),
+        "offset 0 is the leader's submission");
+    desc.het_job_offset = 2;
+    ok (!het_job_desc_is_leader (&desc) && het_job_desc_is_component (&desc),
+        "offset 2 is another component's");
+
     het_job_each (plain, record_id, seen);
     is (seen, "5", "a plain job stands for itself");
 
