@@ -21,6 +21,25 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+/* Slurm 25.11 names a job by a slurm_step_id_t in the submit response, and
+ * 26.05 in slurm_load_job's argument too. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+#define SUBMITTED_JOB_ID(resp) ((resp)->step_id.job_id)
+#else
+#define SUBMITTED_JOB_ID(resp) ((resp)->job_id)
+#endif
+
+static int load_job (job_info_msg_t **msg, uint32_t id)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    slurm_step_id_t step_id = SLURM_STEP_ID_INITIALIZER;
+    step_id.job_id = id;
+    return slurm_load_job (msg, step_id, SHOW_ALL);
+#else
+    return slurm_load_job (msg, id, SHOW_ALL);
+#endif
+}
+
 static int njobs = 1000;
 static int nthreads = 4;
 static uint32_t minutes = 10;
@@ -67,7 +86,7 @@ static void *submitter (void *arg)
         submit_response_msg_t *resp = NULL;
         fill (&d, n, name, sizeof (name));
         if (slurm_submit_batch_job (&d, &resp) == SLURM_SUCCESS && resp) {
-            uint32_t id = resp->job_id, cur;
+            uint32_t id = SUBMITTED_JOB_ID (resp), cur;
             atomic_fetch_add (&accepted, 1);
             cur = atomic_load (&last_id);
             while (id > cur && !atomic_compare_exchange_weak (&last_id, &cur, id))
@@ -90,7 +109,7 @@ static int released (uint32_t id)
 {
     job_info_msg_t *msg = NULL;
     int done = 0;
-    if (slurm_load_job (&msg, id, SHOW_ALL) != SLURM_SUCCESS || !msg)
+    if (load_job (&msg, id) != SLURM_SUCCESS || !msg)
         return 0;
     if (msg->record_count == 1)
         done = msg->job_array[0].priority > 0 ||

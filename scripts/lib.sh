@@ -35,13 +35,22 @@ as_root() {
 # pytest and the rest of the python3-* run Slurm's own testsuite/python
 # (test/slurm-testsuite); slurmdbd and MariaDB's servers without their
 # service packages give that cluster accounting (test/lib/accounting.sh).
+#   jobtap_packages RELEASE   (major.minor)
 jobtap_packages() {
+	local dev=libslurm-dev daemons="slurmctld slurmd slurm-client" dbd=slurmdbd
+	# A release built from source has Slurm's build dependencies instead
+	# (MariaDB's client library for slurmdbd's accounting plugin), and mount,
+	# which Debian's Slurm packages bring (the harness's second slurmctld
+	# mounts in a namespace of its own).
+	if jobtap_release_from_source "$1"; then
+		dev="" daemons="mount" dbd=default-libmysqlclient-dev
+	fi
 	echo build-essential gcc g++ make pkg-config meson ninja-build dpkg-dev python3 \
-		libslurm-dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \
-		munge slurmctld slurmd slurm-client iproute2 procps valgrind \
+		$dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \
+		munge $daemons iproute2 procps valgrind \
 		debhelper fakeroot lintian \
 		python3-pytest python3-pytest-timeout python3-pexpect python3-py python3-requests \
-		slurmdbd mariadb-server-core mariadb-client-core
+		$dbd mariadb-server-core mariadb-client-core
 }
 
 # The fuzzing harnesses' compiler (test/fuzz): clang and its runtime
@@ -59,11 +68,12 @@ jobtap_clean_root_packages() {
 }
 
 # The Slurm releases (major.minor) we build and test against, each with the
-# Debian suite that ships it.
+# Debian suite whose root it runs in: Debian's own Slurm package, or (for a
+# release Debian does not ship) Slurm built there from SchedMD's source.
 jobtap_release_suite() {
 	case "$1" in
 	22.05) echo bookworm ;;
-	24.11) echo trixie ;;
+	24.11 | 25.11 | 26.05) echo trixie ;;
 	*) return 1 ;;
 	esac
 }
@@ -76,12 +86,51 @@ jobtap_suite_release() {
 	esac
 }
 
-# The releases a --slurm argument names: "all", or one supported release.
+# The releases a --slurm argument names: "all", "debian" (those Debian
+# packages, what CI runs), or one supported release.
 jobtap_releases() {
 	case "$1" in
-	all) echo 22.05 24.11 ;;
+	all) echo 22.05 24.11 25.11 26.05 ;;
+	debian) echo 22.05 24.11 ;;
 	*) jobtap_release_suite "$1" >/dev/null && echo "$1" ;;
 	esac
+}
+
+# Whether release R is built from source (no Debian package ships it).
+jobtap_release_from_source() {
+	case "$1" in
+	25.11 | 26.05) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# What scripts/release-root is given to run in release R's root: Debian's
+# suite, or the release itself when its Slurm is built from source.
+jobtap_release_root_name() {
+	if jobtap_release_from_source "$1"; then echo "$1"; else jobtap_release_suite "$1"; fi
+}
+
+# Where SchedMD's source tarballs are (slurm-<version>.tar.gz and
+# SHA256SUMS): ../shared/slurm beside the repository unless told otherwise.
+jobtap_slurm_sources() {
+	echo "${SLURM_JOBTAP_SLURM_SOURCES:-$JOBTAP_TOP/../shared/slurm}"
+}
+
+# The newest tarball there for release R (major.minor), as its full version.
+jobtap_source_version() {
+	local dir f
+	dir=$(jobtap_slurm_sources)
+	f=$(ls "$dir"/slurm-"$1".*.tar.gz 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$f" ] || return 1
+	f=${f##*/slurm-}
+	echo "${f%.tar.gz}"
+}
+
+# Inside a release root whose Slurm is built from source: that release
+# (release-root marks the root when it makes it).
+jobtap_root_source_release() {
+	[ -n "${SLURM_JOBTAP_IN_ROOT:-}" ] && [ -s /.jobtap-slurm-release ] || return 1
+	cat /.jobtap-slurm-release
 }
 
 # The installed Slurm's upstream version, e.g. 22.05.8 (from the public
@@ -98,7 +147,9 @@ jobtap_slurm_version() {
 # the one its Debian release ships (before bootstrap has installed it).
 jobtap_host_release() {
 	local v
-	if v=$(jobtap_slurm_version); then
+	if v=$(jobtap_root_source_release); then
+		echo "$v"
+	elif v=$(jobtap_slurm_version); then
 		echo "${v%.*}"
 	else
 		jobtap_suite_release "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" || echo unknown

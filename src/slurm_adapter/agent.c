@@ -104,8 +104,10 @@ static void reprioritize_timed (void)
 static void *agent_main (void *arg)
 {
     struct adapter_ctx *ctx = arg;
-    slurmctld_lock_t locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK,
-                              READ_LOCK};
+    /* by name: 26.05 added a lock (select_node) that the agent does not take */
+    slurmctld_lock_t locks = {.conf = READ_LOCK, .job = WRITE_LOCK,
+                              .node = WRITE_LOCK, .part = READ_LOCK,
+                              .fed = READ_LOCK};
     time_t last_sweep = time (NULL);
     /* slurmctld creates a job after job_submit returns, in the same RPC,
      * so after a submission look again every 5 ms until it shows up. */

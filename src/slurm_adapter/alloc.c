@@ -22,15 +22,19 @@ static size_t node_cores (job_resources_t *jr, uint32_t n, uint32_t **ids)
 {
     uint16_t sockets = 0, cores = 0;
     size_t count = 0;
+    int base;
 
     *ids = NULL;
+    /* A node's cores are consecutive bits of core_bitmap, from its offset. */
     if (get_job_resources_cnt (jr, n, &sockets, &cores) != SLURM_SUCCESS
+        || !jr->core_bitmap
+        || (base = get_job_resources_offset (jr, n, 0, 0)) < 0
         || !(*ids = calloc ((size_t)sockets * cores + 1, sizeof (**ids))))
         return 0;
-    for (uint16_t s = 0; s < sockets; s++)
-        for (uint16_t c = 0; c < cores; c++)
-            if (get_job_resources_bit (jr, n, s, c) == 1)
-                (*ids)[count++] = (uint32_t)s * cores + c;
+    for (uint32_t i = 0; i < (uint32_t)sockets * cores; i++)
+        if (base + i < (uint32_t)bit_size (jr->core_bitmap)
+            && bit_test (jr->core_bitmap, base + i))
+            (*ids)[count++] = i;
     return count;
 }
 

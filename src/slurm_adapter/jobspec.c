@@ -168,9 +168,9 @@ void jobspec_fields_from_record (const job_record_t *j,
     if (det) {
         /* slurmctld fills in min_nodes itself; max_nodes stays 0 unless
          * the user asked for a node count. */
-        f->nodes =
-            det->max_nodes && set32 (det->min_nodes) ? det->min_nodes : 0;
-        f->max_nodes = set32 (det->max_nodes) ? det->max_nodes : 0;
+        uint32_t max_nodes = jobtap_compat_record_max_nodes (j);
+        f->nodes = max_nodes && set32 (det->min_nodes) ? det->min_nodes : 0;
+        f->max_nodes = set32 (max_nodes) ? max_nodes : 0;
         f->ntasks = set32 (det->num_tasks) ? det->num_tasks : 0;
         f->cpus_per_task =
             set16 (det->orig_cpus_per_task) ? det->orig_cpus_per_task : 0;

@@ -93,7 +93,7 @@ static void fields_with_changes (const job_desc_msg_t *d,
 {
     const jobtap_job_details_t *det = job->details;
     uint32_t min = det ? det->min_nodes : NO_VAL;
-    uint32_t max = det ? det->max_nodes : 0;
+    uint32_t max = jobtap_compat_record_max_nodes (job);
 
     jobspec_fields_from_record (job, f);
     if (set32 (d->min_nodes))

@@ -115,7 +115,7 @@ void post_update_apply (struct adapter_ctx *ctx,
 {
     const char *plugin = a->text;
     json_t *updates = json_loads (a->text + strlen (a->text) + 1, 0, NULL);
-    uint32_t job_id = job->job_id;
+    uint32_t job_id = job ? job->job_id : 0;
     job_desc_msg_t *desc = xmalloc (sizeof (*desc));
     slurm_msg_t msg;
     char *why = NULL;
@@ -131,7 +131,7 @@ void post_update_apply (struct adapter_ctx *ctx,
     if (json_object_size (updates) == 0)
         goto out;
     slurm_init_job_desc_msg (desc);
-    desc->job_id = job_id;
+    JOBTAP_DESC_JOB_ID (desc) = job_id;
     if (jobspec_apply_updates (desc, job, updates, &why) < 0) {
         error ("jobtap: %pJ: %s's update cannot be made in Slurm: %s", job,
                plugin, why);

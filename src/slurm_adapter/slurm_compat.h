@@ -1,9 +1,9 @@
 /* What differs between the Slurm releases the adapter builds against, in
  * one place. Everything else in the adapter is written once for all of
- * them. Supported and tested: 22.05 (Debian 12) and 24.11 (Debian 13).
- * A threshold below is the first release known to have the change; where
- * it was only checked on 24.11, releases between the two may need it
- * moved (docs/admin.md, "Other Slurm releases").
+ * them. Supported and tested: 22.05 (Debian 12), 24.11 (Debian 13), 25.11
+ * and 26.05 (SchedMD's source). A threshold below is the first supported
+ * release known to have the change; releases between two supported ones
+ * may need it moved (docs/admin.md, "Other Slurm releases").
  *
  * Include after src/slurmctld/slurmctld.h, and after jobspec_build.h for
  * the jobspec mapping's part. */
@@ -28,6 +28,14 @@
 #define JOBTAP_UPDATE_TRY_LATER(rc) ((void)(rc), false)
 #else
 #define JOBTAP_UPDATE_TRY_LATER(rc) ((rc) == ESLURM_JOB_SETTING_DB_INX)
+#endif
+
+/* The job a job_desc_msg_t names: its step_id's job since 25.11 (checked
+ * there and on 26.05). */
+#if JOBTAP_SLURM_AT_LEAST(25, 11, 0)
+#define JOBTAP_DESC_JOB_ID(desc) ((desc)->step_id.job_id)
+#else
+#define JOBTAP_DESC_JOB_ID(desc) ((desc)->job_id)
 #endif
 
 /* job_modify() gained an err_msg, shown to the user of scontrol update, in
@@ -88,6 +96,18 @@ typedef __typeof__ (*((job_record_t *)NULL)->details) jobtap_job_details_t;
 #define JOBTAP_PREP_H "src/common/prep.h"
 #define JOBTAP_GRES_H "src/common/gres.h"
 #endif
+
+/* The node count the user gave as a maximum, or 0. Since 26.05 (checked
+ * there; 25.11 does not) slurmctld sets max_nodes to the task count where
+ * the user gave none, and marks it JOB_IMPLICIT_MAX_NODES. */
+static inline uint32_t jobtap_compat_record_max_nodes (const job_record_t *j)
+{
+#ifdef JOB_IMPLICIT_MAX_NODES
+    if (j->bit_flags & JOB_IMPLICIT_MAX_NODES)
+        return 0;
+#endif
+    return j->details ? j->details->max_nodes : 0;
+}
 
 /* Since 24.11 (checked there) sbatch -c N also sends "cpu=N" as the first
  * entry of tres_per_task. The jobspec carries cpus_per_task already, so

@@ -52,8 +52,11 @@ reconfigure
 like "$(cluster_log)" "$failed $conf:2:" "a TOML syntax error is logged with the file and line"
 if [ "$restarts" = 1 ]; then
 	like "$(cluster_log)" "Resuming operation, reconfigure failed" "the old slurmctld carries on"
-	is "$reconf_rc:$reconf_out" "1:slurm_reconfigure error: Unspecified error" \
-		"24.11: scontrol reconfigure fails"
+	# scontrol's own wording: no space after the colon since 25.11
+	reconf_error="slurm_reconfigure error: Unspecified error"
+	[ "$(cluster_slurm_release)" -ge 2511 ] && reconf_error="slurm_reconfigure error:Unspecified error"
+	is "$reconf_rc:$reconf_out" "1:$reconf_error" \
+		"24.11 and later: scontrol reconfigure fails"
 	run_status
 	is "$status_out" "config: $conf
 loaded: T

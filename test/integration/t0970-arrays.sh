@@ -62,7 +62,8 @@ jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
 as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
 states() { squeue -h -t all -j "$1" -o '%i:%T' | sort | tr '\n' ' ' | sed 's/ $//'; }
-running() { squeue -h -t running -u "$1" -o %i | wc -l; }
+# (by uid: 26.05's squeue refuses -u nobody as an invalid user)
+running() { squeue -h -t running -u "$(id -u "$1")" -o %i | wc -l; }
 # most_running USER ARRAY TASKS SAMPLES: the most of USER's jobs seen
 # running at once (every 0.5 s) until the array's TASKS tasks completed
 most_running() {
@@ -131,10 +132,11 @@ like "$(scontrol show job "${arr}_2")" "Reason=jobtap:_exception_test:_task_two_
 blocker=$(sbatch --parsable -c 2 -t 5 -o /dev/null --wrap 'sleep 60')
 cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
 arr=$(as_nobody sbatch --parsable -c 1 -t 5 -o /dev/null -J prio --array=1-3 --wrap true)
-cluster_wait_for 15 sh -c "[ \$(squeue -h -j $arr -o %i | wc -l) = 3 ]"
-is "$(squeue -h -j "$arr" -o '%i %Q' | sort | tr '\n' ' ' | sed 's/ $//')" \
+# (-r: 26.05's squeue shows an array's pending records as one range)
+cluster_wait_for 15 sh -c "[ \$(squeue -h -r -j $arr -o %i | wc -l) = 3 ]"
+is "$(squeue -h -r -j "$arr" -o '%i %Q' | sort | tr '\n' ' ' | sed 's/ $//')" \
 	"${arr}_1 1000 ${arr}_2 2000 ${arr}_3 3000" "each task has the priority the plugin gave it"
-records=$(squeue -h -j "$arr" -o %A | sort -n | paste -sd,)
+records=$(squeue -h -r -j "$arr" -o %A | sort -n | paste -sd,)
 # sprio lists a job once Slurm's scheduler has found it eligible (its
 # -j takes an array's id as the array on 24.11: the records are picked
 # from the whole list)

@@ -277,6 +277,42 @@ static void test_record (void)
     xfree (want);
 }
 
+/* A node count slurmctld made up is not the user's: 26.05 sets max_nodes
+ * to the task count when none was asked for (JOB_IMPLICIT_MAX_NODES). */
+static void test_implicit_max_nodes (void)
+{
+#ifdef JOB_IMPLICIT_MAX_NODES
+    job_desc_msg_t d;
+    job_record_t j;
+    jobtap_job_details_t det;
+
+    desc_init (&d);
+    d.num_tasks = 2;
+    memset (&j, 0, sizeof (j));
+    memset (&det, 0, sizeof (det));
+    j.details = &det;
+    j.name = "job";
+    j.partition = "debug";
+    det.min_nodes = 1;
+    det.max_nodes = 2;
+    det.num_tasks = 2;
+    det.orig_cpus_per_task = NO_VAL16;
+    det.ntasks_per_node = NO_VAL16;
+    det.share_res = NO_VAL8;
+    det.nice = NICE_OFFSET;
+    j.bit_flags = JOB_IMPLICIT_MAX_NODES;
+    char *want = xstrdup (spec_at (&d, "resources"));
+    is (dump_at (jobspec_from_record (&j), "resources"), want,
+        "a max_nodes slurmctld set itself gives no node count");
+    xfree (want);
+    j.bit_flags = 0;
+    like (dump_at (jobspec_from_record (&j), "resources"),
+          "\"type\":\"node\"", "one the user asked for does");
+#else
+    ok (1, "no implicit max_nodes before Slurm 26.05");
+#endif
+}
+
 /* Job arrays: the submission carries its tasks as asked; a record the
  * pending tasks it still holds; a task its array and index. */
 static void test_arrays (void)
@@ -685,6 +721,7 @@ int main (void)
     test_tres_per_task_cpu ();
     test_attributes ();
     test_record ();
+    test_implicit_max_nodes ();
     test_arrays ();
     test_wider ();
     test_every_field ();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# JobSubmitPlugins=lua,jobtap: Slurm's job_submit/lua (Lua 5.1) and a Lua
-# 5.4 jobtap policy in one slurmctld, each with its own Lua.
+# JobSubmitPlugins=lua,jobtap: Slurm's job_submit/lua (Lua 5.1 in Debian's
+# packages; 5.4 where Slurm was built from source here) and a Lua 5.4
+# jobtap policy in one slurmctld, each with its own Lua.
 . "$(dirname "$0")/../../lib/tap.sh"
 . "$(dirname "$0")/../../lib/cluster.sh"
 
@@ -35,12 +36,16 @@ like "$(cluster_log)" 'job_submit/jobtap: init: loaded' "job_submit/jobtap loade
 unlike "$(cluster_log)" 'cannot create job_submit context' "and job_submit/lua too"
 
 first() { head -n 1 <<<"$1"; }
+# The Lua Slurm's job_submit/lua links, as _VERSION names it ("Lua 5.1").
+slurm_lua=$(ldd "$(ls /usr/lib/*/slurm*/job_submit_lua.so | head -n 1)" |
+	sed -n 's/.*liblua-\{0,1\}\(5\.[0-9]\).*/Lua \1/p' | head -n 1)
+like "$slurm_lua" '^Lua 5\.[1-4]$' "Slurm's job_submit/lua links a Lua ($slurm_lua)"
 id=$(sbatch --parsable -o /dev/null -t 5 -J both --wrap true 2>&1)
 like "$id" '^[0-9]+$' "a job passes both"
-like "$(scontrol show job -o "$id")" 'Comment=set by Lua 5.1 then Lua 5.4' \
-	"job_submit.lua ran on Lua 5.1, then the jobtap policy on Lua 5.4"
+like "$(scontrol show job -o "$id")" "Comment=set by $slurm_lua then Lua 5.4" \
+	"job_submit.lua ran on $slurm_lua, then the jobtap policy on Lua 5.4"
 out=$(sbatch -o /dev/null -t 5 -J bad51 --wrap true 2>&1)
-is "$(first "$out")" "sbatch: error: rejected by job_submit.lua on Lua 5.1" "job_submit.lua rejects with its message"
+is "$(first "$out")" "sbatch: error: rejected by job_submit.lua on $slurm_lua" "job_submit.lua rejects with its message"
 out=$(sbatch -o /dev/null -t 5 -J bad54 --wrap true 2>&1)
 is "$(first "$out")" "sbatch: error: rejected by a Lua 5.4 policy" "the Lua 5.4 policy rejects with its message"
 cluster_wait_for 15 sh -c "squeue -h -j $id -t all -o %T | grep -q COMPLETED"
