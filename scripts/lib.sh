@@ -126,6 +126,12 @@ jobtap_source_version() {
 	echo "${f%.tar.gz}"
 }
 
+# Where a release built from source finds Slurm's testsuite/python, which
+# its tarball lacks (scripts/bootstrap fetches Debian's there).
+jobtap_source_testsuite_dir() {
+	echo "$(jobtap_cache_dir)/slurm-testsuite"
+}
+
 # Inside a release root whose Slurm is built from source: that release
 # (release-root marks the root when it makes it).
 jobtap_root_source_release() {
