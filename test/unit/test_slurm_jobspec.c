@@ -277,6 +277,24 @@ static void test_record (void)
     xfree (want);
 }
 
+/* A record of a job "job" in partition debug: two tasks on one to two
+ * nodes, nothing else asked for, as slurmctld keeps it. */
+static void record_init (job_record_t *j, jobtap_job_details_t *det)
+{
+    memset (j, 0, sizeof (*j));
+    memset (det, 0, sizeof (*det));
+    j->details = det;
+    j->name = "job";
+    j->partition = "debug";
+    det->min_nodes = 1;
+    det->max_nodes = 2;
+    det->num_tasks = 2;
+    det->orig_cpus_per_task = NO_VAL16;
+    det->ntasks_per_node = NO_VAL16;
+    det->share_res = NO_VAL8;
+    det->nice = NICE_OFFSET;
+}
+
 /* A node count slurmctld made up is not the user's: 26.05 sets max_nodes
  * to the task count when none was asked for (JOB_IMPLICIT_MAX_NODES). */
 static void test_implicit_max_nodes (void)
@@ -288,18 +306,7 @@ static void test_implicit_max_nodes (void)
 
     desc_init (&d);
     d.num_tasks = 2;
-    memset (&j, 0, sizeof (j));
-    memset (&det, 0, sizeof (det));
-    j.details = &det;
-    j.name = "job";
-    j.partition = "debug";
-    det.min_nodes = 1;
-    det.max_nodes = 2;
-    det.num_tasks = 2;
-    det.orig_cpus_per_task = NO_VAL16;
-    det.ntasks_per_node = NO_VAL16;
-    det.share_res = NO_VAL8;
-    det.nice = NICE_OFFSET;
+    record_init (&j, &det);
     j.bit_flags = JOB_IMPLICIT_MAX_NODES;
     char *want = xstrdup (spec_at (&d, "resources"));
     is (dump_at (jobspec_from_record (&j), "resources"), want,
@@ -545,21 +552,10 @@ static void test_wider (void)
 
     /* as slurmctld records it: DefMemPerCPU would be in pn_min_memory
      * without JOB_MEM_SET; the user name in mail_user without a type */
-    memset (&j, 0, sizeof (j));
-    memset (&det, 0, sizeof (det));
-    j.details = &det;
-    j.name = "job";
-    j.partition = "debug";
+    record_init (&j, &det);
     j.time_limit = 10;
     j.time_min = 5;
-    det.min_nodes = 1;
-    det.max_nodes = 2;
-    det.num_tasks = 2;
-    det.orig_cpus_per_task = NO_VAL16;
-    det.ntasks_per_node = NO_VAL16;
-    det.share_res = NO_VAL8;
     det.whole_node = WHOLE_NODE_USER;
-    det.nice = NICE_OFFSET;
     det.pn_min_memory = det.orig_pn_min_memory = 100;
     j.bit_flags = JOB_MEM_SET;
     j.mail_type = MAIL_JOB_BEGIN | MAIL_JOB_END;
