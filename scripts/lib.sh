@@ -104,12 +104,6 @@ jobtap_release_from_source() {
 	esac
 }
 
-# What scripts/release-root is given to run in release R's root: Debian's
-# suite, or the release itself when its Slurm is built from source.
-jobtap_release_root_name() {
-	if jobtap_release_from_source "$1"; then echo "$1"; else jobtap_release_suite "$1"; fi
-}
-
 # Where SchedMD's source tarballs are (slurm-<version>.tar.gz and
 # SHA256SUMS): ../shared/slurm beside the repository unless told otherwise.
 jobtap_slurm_sources() {
