@@ -15,9 +15,16 @@ jobtap_cache_dir() {
 	fi
 }
 
-# The build directory every script uses unless told otherwise.
+# The build directory every script uses unless told otherwise: build/ on
+# the host, build-<release>/ in a release root (never the host's).
 jobtap_build_dir() {
-	echo "${SLURM_JOBTAP_BUILD:-$JOBTAP_TOP/build}"
+	if [ -n "${SLURM_JOBTAP_BUILD:-}" ]; then
+		echo "$SLURM_JOBTAP_BUILD"
+	elif [ -n "${SLURM_JOBTAP_IN_ROOT:-}" ]; then
+		echo "$JOBTAP_TOP/build-$(jobtap_host_release)"
+	else
+		echo "$JOBTAP_TOP/build"
+	fi
 }
 
 say() { printf '%s\n' "$*" >&2; }
@@ -26,6 +33,14 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Run as root, or through sudo when we are not.
 as_root() {
 	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# apt-get as root, one at a time on this machine (or in this root): the
+# lanes of scripts/test install at once (bootstrap's packages, release-root's
+# mmdebstrap), and apt-get fails at once on a lock another holds.
+jobtap_apt_get() {
+	as_root mkdir -p /run/lock
+	as_root flock /run/lock/slurm-jobtap-apt env DEBIAN_FRONTEND=noninteractive apt-get "$@"
 }
 
 # The Debian packages a machine needs to build, test and package slurm-jobtap
