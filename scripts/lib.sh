@@ -54,11 +54,12 @@ jobtap_apt_get() {
 jobtap_packages() {
 	local dev=libslurm-dev daemons="slurmctld slurmd slurm-client" dbd=slurmdbd
 	# A release built from source has Slurm's build dependencies instead
-	# (MariaDB's client library for slurmdbd's accounting plugin), and mount,
-	# which Debian's Slurm packages bring (the harness's second slurmctld
-	# mounts in a namespace of its own).
+	# (MariaDB's client library for slurmdbd's accounting plugin; json-c and
+	# libyaml for --json and --yaml, as Debian builds it), and mount, which
+	# Debian's Slurm packages bring (the harness's second slurmctld mounts in
+	# a namespace of its own).
 	if jobtap_release_from_source "$1"; then
-		dev="" daemons="mount" dbd=default-libmysqlclient-dev
+		dev="libjson-c-dev libyaml-dev" daemons="mount" dbd=default-libmysqlclient-dev
 	fi
 	echo build-essential gcc g++ make pkg-config meson ninja-build dpkg-dev python3 \
 		$dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \

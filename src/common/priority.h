@@ -3,8 +3,8 @@
  * loaded plugin), and for every job in SCHED (the host's periodic pass:
  * as in Flux, a job waiting in PRIORITY leaves it only when a plugin
  * gives it a priority).  Setting a priority is an event (event.h
- * reprioritize_one).  Called by the API, host, plugins and submit
- * modules; calls event.c, dispatch.c and job.c. */
+ * reprioritize_one).  Called by the API, host, plugins, submit and
+ * restore modules; calls event.c, dispatch.c and job.c. */
 #ifndef JOBTAP_PRIORITY_H
 #define JOBTAP_PRIORITY_H
 

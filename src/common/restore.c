@@ -8,8 +8,11 @@
  * job.create and job.new go to each plugin in its load sort order, a job
  * in SCHED goes back to PRIORITY (flux-restart) for a new priority, and a
  * job past DEPEND is not given job.state.depend or job.state.run again.
- * A host API entry point; calls event.c, plugins.c, submit.c, dispatch.c,
- * job.c, state.c and store.c. */
+ * A kept history may end part way through what one event set off (a
+ * SIGKILL can cut the store's write short): a job it leaves in PRIORITY
+ * is asked for its priority, as by a plugin's reprioritize-all.
+ * A host API entry point; calls event.c, plugins.c, priority.c, submit.c,
+ * dispatch.c, job.c, state.c and store.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "plugins.h"
+#include "priority.h"
 #include "runtime.h"
 #include "spec.h"
 #include "state.h"
@@ -281,8 +285,10 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
     free (plugins);
     /* Then each job carries on from where it stands: a new one through
      * its states with the whole stack; a kept one in SCHED back to
-     * PRIORITY for its priority, in DEPEND with no dependency left on to
-     * PRIORITY, in any other state as it is (no second job.state.run). */
+     * PRIORITY for its priority, in PRIORITY asked for it (job.priority.get:
+     * a priority the cut history lost, or still unavailable), in DEPEND
+     * with no dependency left on to PRIORITY, in any other state as it is
+     * (no second job.state.run). */
     for (i = 0; i < k; i++) {
         struct job *job = v[i].job;
         if (!v[i].kept || job->state == FLUX_JOB_STATE_NEW)
@@ -291,6 +297,8 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
             job->priority = -1;
             event_post_known (job, EV_FLUX_RESTART, NULL);
         }
+        else if (job->state == FLUX_JOB_STATE_PRIORITY)
+            get_priority (job);
         else if (job->state == FLUX_JOB_STATE_DEPEND
                  && json_object_size (job->deps) == 0
                  && !posted_test (job, "depend"))

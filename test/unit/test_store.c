@@ -695,6 +695,36 @@ static void test_torn (void)
             && !exists (path ("old", "snapshot.old")),
         "a new snapshot replaces snapshot.old");
     core_host_teardown ();
+
+    /* Cut between an urgency event and the priority that followed it in
+     * the same cascade (a SIGKILL part way through a write): the history
+     * leaves the job in PRIORITY, where nothing would ask for it again. */
+    if (mkdir (path ("cut", NULL), 0700) < 0)
+        bail_out ("mkdir failed");
+    put_file (path ("cut", "snapshot"),
+              "{\"jobtap-state\":1,\"gen\":1}\n{\"id\":502,\"e\":["
+              SUBMIT ("502.0") ",{\"timestamp\":3.1,\"name\":\"validate\"}"
+              ",{\"timestamp\":3.2,\"name\":\"depend\"}"
+              ",{\"timestamp\":3.3,\"name\":\"priority\","
+              "\"context\":{\"priority\":16}}]}\n", "w");
+    put_file (path ("cut", "journal.1"),
+              "{\"id\":502,\"e\":[{\"timestamp\":3.4,\"name\":\"urgency\","
+              "\"context\":{\"userid\":1000,\"urgency\":5}}]}\n"
+              "{\"id\":502,\"e\":[{\"timestamp\":3.4,\"name\":\"prio", "w");
+    setup ();
+    open_store ("cut");
+    isint (restore (json_pack ("[o]",
+                               entry (502, JOBTAP_STATE_SCHED, 0, NULL))),
+           1, "job 502 restored");
+    isint (jobtap_host_job_urgency_get (502), 5,
+           "with the urgency of its last whole line");
+    isint (jobtap_host_job_state (502), JOBTAP_STATE_SCHED,
+           "kept in PRIORITY, it is asked for its priority and is in SCHED");
+    ok (core_trace_count ("priority 502 5") == 1,
+        "the host is told its priority: 5, its urgency's");
+    ok (core_trace_count ("prio 502") == 0,
+        "no second job.state.priority: it was asked, not moved");
+    core_host_teardown ();
 }
 
 /* --- a flush that fails part way ------------------------------------------ */
