@@ -59,7 +59,10 @@ observe() {
 	pend=$(sbatch --parsable -n2 -o /dev/null --wrap true)
 	echo "sprio at once: $(sprio -h -j "$pend" -o '%.8i' 2>&1 | wc -l) line"
 	echo "eligible at once: $(scontrol show job "$pend" | grep -oE 'EligibleTime=[^ ]+' | sed -E 's/=[0-9].*/=<time>/')"
-	echo "pending job: $(state "$pend" '%T %r')"
+	# None until the first scheduler pass that looks at it, Resources
+	# after: under load that pass can come before squeue asks, in either
+	# mode. A hold or a jobtap reason still differs.
+	echo "pending job: $(state "$pend" '%T %r' | sed -E 's/ (None|Resources)$/ None or Resources/')"
 	[ "$mode" = policies ] || echo "its priority: $(state "$pend" %Q)"
 	held=$(sbatch --parsable -H -o /dev/null --wrap true)
 	echo "sbatch -H: $(state "$held" '%T %r %Q')"

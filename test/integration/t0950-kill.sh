@@ -177,8 +177,23 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 		marker=$(lines_now)
 	fi
 	ctld_start
-	cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$ctld_log' | grep -q 'jobtap: restored'" ||
+	started=$SECONDS
+	# (some 4000 jobs by the last rounds, and in scripts/test another
+	# release's tests beside it: a restart can take a while)
+	if ! cluster_wait_for 180 sh -c "tail -n +$((marker + 1)) '$ctld_log' | grep -q 'jobtap: restored'"; then
+		# what it was doing: alive or not, its threads' kernel waits
+		# (all in futex_wait: a deadlock), its log since the restart
+		pid=$(ctld_pid)
+		if [ -d "/proc/$pid" ]; then
+			diag "slurmctld $pid is running; its threads (name:wait):" \
+				"$(for t in /proc/"$pid"/task/*; do printf '%s:%s ' "$(cat "$t/comm")" "$(cat "$t/wchan")"; done)"
+		else
+			diag "slurmctld $pid is gone"
+		fi
+		log_since "$marker" | tail -n 30 | sed 's/^/  /' | while IFS= read -r line; do diag "$line"; done
 		bail_out "round $round: slurmctld did not come back"
+	fi
+	back_in=$((SECONDS - started))
 	flock -u 9
 	ok 0 "round $round: slurmctld killed with SIGKILL under load and restarted"
 	sleep 1 # the streams go on against the restarted slurmctld
@@ -192,7 +207,7 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 	is "$n_bad" 0 "round $round: every acknowledged job checked against Slurm and jobtap"
 	[ "$n_bad" = 0 ] || head -20 "$W/check" | while read -r l; do diag "$l"; done
 	grep -q '^ACKED' "$W/check" || { diag "$(tail -5 "$W/check")"; bail_out "the checker failed"; }
-	diag "round $round: $(grep -E '^(ACKED|LOST|RESTART_LOST|KEPT)' "$W/check" | tr '\n' ' ')"
+	diag "round $round: $(grep -E '^(ACKED|LOST|RESTART_LOST|KEPT)' "$W/check" | tr '\n' ' ')BACK_IN $back_in s"
 done
 
 is "$(wc -l <"$W/kills")" "$KILL_ROUNDS" "slurmctld was killed $KILL_ROUNDS times"

@@ -522,7 +522,7 @@ _cluster_node_idle_or_busy() {
 }
 
 _cluster_no_active_jobs() {
-	[ -z "$(squeue -h -t R,CG,CF,S -o %i 2>/dev/null)" ]
+	[ -z "$(timeout 10 squeue -h -t R,CG,CF,S -o %i 2>/dev/null)" ]
 }
 
 _cluster_wait_exit() {
@@ -568,11 +568,13 @@ cluster_stop() {
 	[ ${#CLUSTER_PIDS[@]} -ge 2 ] && cluster_ctld_pid >/dev/null
 	# Jobs first, through slurmctld: their slurmstepd outlive slurmd.
 	if [ ${#CLUSTER_PIDS[@]} -ge 2 ] && _cluster_alive "${CLUSTER_PIDS[1]}"; then
+		# (bounded: a slurmctld that takes connections and never answers
+		# must not hold the teardown; its daemons are ended by pid below)
 		local jobs
-		jobs=$(squeue -h -o %i 2>/dev/null)
+		jobs=$(timeout 20 squeue -h -o %i 2>/dev/null)
 		if [ -n "$jobs" ]; then
 			# shellcheck disable=SC2086
-			scancel $jobs 2>/dev/null
+			timeout 60 scancel $jobs 2>/dev/null
 			cluster_wait_for 30 _cluster_no_active_jobs
 		fi
 	fi
