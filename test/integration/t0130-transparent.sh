@@ -67,7 +67,7 @@ observe() {
 	held=$(sbatch --parsable -H -o /dev/null --wrap true)
 	echo "sbatch -H: $(state "$held" '%T %r %Q')"
 	scontrol release "$held"
-	echo "released: $(state "$held" '%T %r')"
+	echo "released: $(state "$held" '%T %r' | sed -E 's/ (None|Resources)$/ None or Resources/')"
 	scancel "$held" "$pend" "$busy"
 	wait_state "$busy" CANCELLED
 

@@ -61,7 +61,9 @@ observe() {
 	scontrol hold "$het"
 	echo "scontrol hold: $(components "$het" '%T %r %Q')"
 	scontrol release "$het"
-	echo "scontrol release: $(components "$het" '%T %r')"
+	# None until the next scheduler pass looks at it, Resources after:
+	# whether that pass comes before squeue asks is timing, in either mode
+	echo "scontrol release: $(components "$het" '%T %r' | sed -E 's/PENDING (None|Resources)( |$)/PENDING None or Resources\2/g')"
 	scancel "$het"
 	cluster_wait_for 20 all_done "$het"
 	echo "scancel: $(components "$het" %T)"
