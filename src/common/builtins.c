@@ -2,7 +2,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
-#include "internal.h"
+#include "builtins.h"
 
 /* .priority-default: priority = urgency, as Flux's builtin. */
 static int priority_cb (flux_plugin_t *p,

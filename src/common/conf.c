@@ -17,6 +17,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "plugins.h"
+#include "policy.h"
 #include "runtime.h"
 
 static int entry_line (json_t *lines, size_t i)
@@ -132,43 +133,100 @@ error:
     return -1;
 }
 
+/* The line of table 'where' (or of the nearest enclosing table the
+ * file names), 0 if unknown. */
+static int table_line (json_t *table_lines, const char *where)
+{
+    char name[512];
+    char *dot;
+
+    snprintf (name, sizeof (name), "%s", where);
+    do {
+        json_t *v = json_object_get (table_lines, name);
+        if (json_is_integer (v))
+            return (int)json_integer_value (v);
+    } while ((dot = strrchr (name, '.')) && (*dot = '\0', true));
+    return 0;
+}
+
+/* Flux's [policy] and [queues], checked as Flux checks them: the error
+ * is Flux's, after the file and the line of the table it is about. */
+static struct policy *config_policy (const char *path,
+                                     json_t *config,
+                                     json_t *table_lines,
+                                     jobtap_host_error_t *err)
+{
+    jobtap_host_error_t e;
+    char where[512];
+    struct policy *policy = policy_create (config, where, sizeof (where), &e);
+    int line;
+
+    if (policy)
+        return policy;
+    if ((line = table_line (table_lines, where)) > 0)
+        errprintf (err, "%s:%d: %s", path, line, e.text);
+    else
+        errprintf (err, "%s: %s", path, e.text);
+    errno = EINVAL;
+    return NULL;
+}
+
 /* Parse a config file; NULL path gives an empty config. */
 static json_t *config_read (const char *path,
                             json_t **plugins,
                             json_t **lines,
+                            struct policy **policy,
                             jobtap_host_error_t *err)
 {
-    json_t *config;
+    json_t *config, *table_lines = NULL;
     json_t *jm;
 
     *lines = NULL;
     *plugins = NULL;
+    *policy = NULL;
     if (!path) {
         *lines = json_array ();
-        return json_object ();
+        config = json_object ();
+        *policy = policy_create (config, NULL, 0, err);
+        return config;
     }
-    if (!(config = toml_file_to_json (path, lines, err)))
+    if (!(config = toml_file_to_json (path, lines, &table_lines, err)))
         return NULL;
+    *policy = config_policy (path, config, table_lines, err);
+    json_decref (table_lines);
+    if (!*policy) {
+        json_decref (config);
+        json_decref (*lines);
+        return NULL;
+    }
     jm = json_object_get (config, "job-manager");
     if (jm && (*plugins = json_object_get (jm, "plugins"))
         && !json_is_array (*plugins)) {
         errprintf (err,
                 "%s: [job-manager.plugins] config must be an array",
                 path);
-        json_decref (config);
-        json_decref (*lines);
-        errno = EINVAL;
-        return NULL;
+        goto error;
     }
     if (json_object_get (config, "slurm-jobtap")
         && !json_is_object (json_object_get (config, "slurm-jobtap"))) {
         errprintf (err, "%s: [slurm-jobtap] must be a table", path);
-        json_decref (config);
-        json_decref (*lines);
-        errno = EINVAL;
-        return NULL;
+        goto error;
     }
     return config;
+error:
+    policy_destroy (*policy);
+    *policy = NULL;
+    json_decref (config);
+    json_decref (*lines);
+    errno = EINVAL;
+    return NULL;
+}
+
+/* The policy read with the config now in effect. */
+static void policy_replace (struct runtime *rt, struct policy *policy)
+{
+    policy_destroy (rt->policy);
+    rt->policy = policy;
 }
 
 static int load_config_locked (struct runtime *rt,
@@ -176,8 +234,9 @@ static int load_config_locked (struct runtime *rt,
                                jobtap_host_error_t *err)
 {
     json_t *plugins, *lines, *config;
+    struct policy *policy;
 
-    if (!(config = config_read (path, &plugins, &lines, err)))
+    if (!(config = config_read (path, &plugins, &lines, &policy, err)))
         return -1;
     json_decref (rt->config);
     rt->config = config;
@@ -187,10 +246,12 @@ static int load_config_locked (struct runtime *rt,
         json_decref (rt->config);
         rt->config = NULL;
         json_decref (lines);
+        policy_destroy (policy);
         errno = e ? e : EINVAL;
         return -1;
     }
     json_decref (lines);
+    policy_replace (rt, policy);
     json_decref (rt->plugins_conf);
     rt->plugins_conf = plugins ? json_deep_copy (plugins) : json_array ();
     free (rt->config_path);
@@ -270,10 +331,44 @@ static void settings_check (struct runtime *rt)
     }
 }
 
+/* Tables of Flux's config that mean nothing here (Flux's broker,
+ * resources, execution, scheduler): a Flux site's files may be appended
+ * to jobtap.conf unchanged, and each is named once per (re)load. */
+static const char *flux_only_tables[] = {
+    "access", "archive", "bootstrap", "broker", "content-files",
+    "content-sqlite", "cron", "exec", "heartbeat", "ingest", "job-ingest",
+    "kvs", "resource", "sched-fluxion-qmanager", "sched-fluxion-resource",
+    "sched-simple", "systemd", "tbon", NULL,
+};
+
+static void flux_tables_check (struct runtime *rt)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (rt->config, key, v)
+    {
+        for (const char **t = flux_only_tables; *t; t++)
+            if (!strcmp (key, *t))
+                runtime_log (LOG_INFO,
+                             "jobtap: [%s] is Flux's own configuration, "
+                             "with no meaning under Slurm: ignored",
+                             key);
+    }
+    const char *name;
+    for (size_t i = 0; (name = policy_unapplied (rt->policy, i)); i++)
+        runtime_log (LOG_INFO,
+                     "jobtap: [%s] is not applied by slurm-jobtap: Slurm's "
+                     "partitions decide it (AllowAccounts, AllowGroups, "
+                     "Nodes)",
+                     name);
+}
+
 /* Settings read on every job, looked up once per (re)load. */
 static void settings_cache (struct runtime *rt)
 {
     settings_check (rt);
+    flux_tables_check (rt);
     json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
                                  "keep-eventlog");
     rt->keep_eventlog = rt->ops.keep_eventlog || json_is_true (v);
@@ -316,6 +411,7 @@ int jobtap_host_reload (jobtap_host_error_t *err)
     struct runtime *rt = host_runtime ();
     json_t *plugins, *lines, *config;
     json_t *old_config;
+    struct policy *policy;
     char *path;
     int rc = -1;
 
@@ -325,7 +421,8 @@ int jobtap_host_reload (jobtap_host_error_t *err)
         errno = EINVAL;
         goto out;
     }
-    if (!(config = config_read (rt->config_path, &plugins, &lines, err)))
+    if (!(config = config_read (rt->config_path, &plugins, &lines, &policy,
+                                err)))
         goto out;
     if (plugins ? json_equal (plugins, rt->plugins_conf)
                 : json_array_size (rt->plugins_conf) == 0) {
@@ -342,19 +439,22 @@ int jobtap_host_reload (jobtap_host_error_t *err)
                     (void)conf_update (x, old_config, &e1);
                 json_decref (config);
                 json_decref (lines);
+                policy_destroy (policy);
                 errno = e;
                 goto out;
             }
         }
         json_decref (old_config);
         json_decref (lines);
+        policy_replace (rt, policy);
         rc = 0;
         goto out;
     }
     /* A different plugin list: reload the whole set, falling back to the
-     * previous one if the new one fails. */
+     * previous one if the new one fails (its policy with it). */
     json_decref (config);
     json_decref (lines);
+    policy_destroy (policy);
     path = rt->config_path ? strdup (rt->config_path) : NULL;
     old_config = json_incref (rt->config);
     json_t *old_plugins = json_incref (rt->plugins_conf);
@@ -431,4 +531,51 @@ json_int_t setting_int (struct runtime *rt, const char *key, json_int_t dflt)
     json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
                                  key);
     return json_is_integer (v) ? json_integer_value (v) : dflt;
+}
+
+void conf_release (struct runtime *rt)
+{
+    json_decref (rt->config);
+    json_decref (rt->plugins_conf);
+    free (rt->config_path);
+    free (rt->reload_error);
+    policy_destroy (rt->policy);
+    rt->config = rt->plugins_conf = NULL;
+    rt->config_path = rt->reload_error = NULL;
+    rt->policy = NULL;
+}
+
+char *jobtap_host_policy_default_queue (void)
+{
+    const char *q;
+    char *s;
+
+    runtime_lock ();
+    q = policy_default_queue (host_runtime ()->policy);
+    s = q ? strdup (q) : NULL;
+    runtime_unlock ();
+    return s;
+}
+
+double jobtap_host_policy_default_duration (const char *queue)
+{
+    double d;
+
+    runtime_lock ();
+    d = policy_default_duration (host_runtime ()->policy, queue);
+    runtime_unlock ();
+    return d;
+}
+
+json_t *jobtap_host_policy_queues (void)
+{
+    struct runtime *rt = host_runtime ();
+    json_t *a = json_array ();
+    const char *name;
+
+    runtime_lock ();
+    for (size_t i = 0; a && (name = policy_queue_name (rt->policy, i)); i++)
+        json_array_append_new (a, json_string (name));
+    runtime_unlock ();
+    return a;
 }

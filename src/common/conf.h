@@ -9,6 +9,9 @@
 
 struct runtime;
 
+/* Let go of the config and what was read from it (the runtime's end). */
+void conf_release (struct runtime *rt);
+
 /* [slurm-jobtap] key as an integer, or dflt if unset or not an integer. */
 json_int_t setting_int (struct runtime *rt, const char *key, json_int_t dflt);
 

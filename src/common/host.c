@@ -96,11 +96,8 @@ void jobtap_host_fini (void)
         compact_memo_clear ();
         jobtap_json_pool_log_stats ();
         flux_handle_destroy (rt->h);
-        json_decref (rt->config);
-        json_decref (rt->plugins_conf);
+        conf_release (rt);
         json_decref (rt->inactive_order);
-        free (rt->config_path);
-        free (rt->reload_error);
         free (rt->stack);
         memset (rt, 0, sizeof (*rt));
         runtime_log_sink (NULL, NULL);

@@ -173,6 +173,19 @@ json_t *jobtap_host_config_status (void);
  * (an empty object if absent).  Caller json_decref()s. */
 json_t *jobtap_host_settings (void);
 
+/* Flux's jobspec defaults ([policy.jobspec.defaults.system] and each
+ * queue's) for a job being submitted.  The queue a job that names none
+ * gets instead of the scheduler's default: malloc'd, NULL if the config
+ * sets none. */
+char *jobtap_host_policy_default_queue (void);
+/* The duration a job of 'queue' (the one it named or gets) that asks for
+ * none gets: its queue's, else the general one; seconds, 0 for
+ * unlimited, -1 when no default applies. */
+double jobtap_host_policy_default_duration (const char *queue);
+
+/* The names of the config's [queues] as a JSON array (new reference). */
+json_t *jobtap_host_policy_queues (void);
+
 /* Plugins at run time (the future command-line transport uses these). */
 int jobtap_host_plugin_load (const char *name,
                              json_t *conf,

@@ -64,15 +64,14 @@ char *compact_dumps (json_t *o);
 int compact_append (json_t *o, char **data, size_t *len, size_t *cap);
 void compact_memo_clear (void);
 
-/* builtins.c */
-int builtin_priority_default_init (flux_plugin_t *p);
-int builtin_dependency_slurm_init (flux_plugin_t *p);
-
 /* toml.cpp: parse a TOML file into a JSON object.  On success *lines is
- * an array holding the source line of each [job-manager] plugins entry.
+ * an array holding the source line of each [job-manager] plugins entry,
+ * and *table_lines (if not NULL) an object giving the first line of each
+ * table under [policy] and [queues] by its dotted name ("queues.debug").
  * On failure returns NULL with "file:line:col: message" in err. */
 json_t *toml_file_to_json (const char *path,
                            json_t **lines,
+                           json_t **table_lines,
                            jobtap_host_error_t *err);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "builtins.h"
 #include "dispatch.h"
 #include "event.h"
 #include "host.h"
@@ -37,6 +38,8 @@ static const struct builtin {
     flux_plugin_init_f init;
 } builtins[] = {
     { ".priority-default", builtin_priority_default_init },
+    { ".limit-job-size", builtin_limit_job_size_init },
+    { ".limit-duration", builtin_limit_duration_init },
     { ".dependency-slurm", builtin_dependency_slurm_init },
     { NULL, NULL },
 };

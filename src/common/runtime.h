@@ -46,6 +46,7 @@ struct runtime {
     json_t *config;                /* whole instance config */
     bool keep_eventlog;            /* conf.c: ops' or keep-eventlog */
     json_t *plugins_conf;          /* [job-manager] plugins as loaded */
+    struct policy *policy;         /* conf.c: [policy] and [queues] */
     bool configured;
     double config_loaded_at;       /* conf.c: when config took effect */
     double reload_at;              /* conf.c: the last reload, 0 if none */

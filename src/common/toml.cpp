@@ -50,8 +50,25 @@ static json_t *convert (const toml::node &node)
     return json_string (ss.str ().c_str ());
 }
 
+// The first line of each table under t (named by its dotted path from
+// the top), where the file has one: an implicit table has none.
+static void record_lines (const toml::table &t,
+                          const std::string &path,
+                          json_t *out)
+{
+    if (t.source ().begin.line > 0)
+        json_object_set_new (out,
+                             path.c_str (),
+                             json_integer (t.source ().begin.line));
+    for (auto &&[k, v] : t) {
+        if (auto sub = v.as_table ())
+            record_lines (*sub, path + "." + std::string (k.str ()), out);
+    }
+}
+
 extern "C" json_t *toml_file_to_json (const char *path,
                                       json_t **lines,
+                                      json_t **table_lines,
                                       jobtap_host_error_t *err)
 {
     toml::table tbl;
@@ -79,6 +96,12 @@ extern "C" json_t *toml_file_to_json (const char *path,
         return nullptr;
     }
     json_t *o = convert_table (tbl);
+    if (table_lines) {
+        *table_lines = json_object ();
+        for (const char *top : {"policy", "queues"})
+            if (auto t = tbl[top].as_table ())
+                record_lines (*t, top, *table_lines);
+    }
     if (lines) {
         *lines = json_array ();
         auto plugins = tbl["job-manager"]["plugins"];

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host.h"
 #include "jobopts.h"
 #include "jobspec_setattr.h"
 #include "jobspec_mail.h"
@@ -619,11 +621,17 @@ void jobopts_fields (const struct jobopts *o,
     /* sbatch --wrap names the job "wrap" */
     if (!f.name)
         f.name = "wrap";
-    /* what slurmctld fills in before job_submit */
+    /* what slurmctld fills in before job_submit: Flux's jobspec defaults
+     * first (job_submit/jobtap applies them to the request), then the
+     * partition's */
     if (!f.partition)
-        f.partition = r->default_queue;
-    if (!o->time_set)
-        f.time_limit = r->default_time;
+        f.partition = r->policy_queue ? r->policy_queue : r->default_queue;
+    if (!o->time_set) {
+        double d = jobtap_host_policy_default_duration (f.partition);
+        f.time_limit = d < 0 ? r->default_time
+                       : isinf (d) ? 0
+                                   : jobspec_duration_minutes (d);
+    }
     *fp = f;
 }
 

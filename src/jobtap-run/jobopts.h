@@ -23,6 +23,9 @@ struct runopts {
     /* What slurmctld fills in for a job that asked for none: */
     const char *default_queue; /* the default partition */
     uint32_t default_time;     /* its DefaultTime/MaxTime, minutes; 0 = none */
+    /* [policy]'s default queue (malloc'd, read once the config is loaded),
+     * which comes before the default partition, as in slurmctld */
+    char *policy_queue;
 };
 
 /* One job. */

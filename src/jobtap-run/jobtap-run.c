@@ -402,6 +402,7 @@ int main (int argc, char **argv)
         jobopts_free (&o);
         return 2;
     }
+    run.policy_queue = jobtap_host_policy_default_queue ();
     if (run.script)
         rc = run_script (run.script);
     else if (first >= argc) {
@@ -421,6 +422,7 @@ int main (int argc, char **argv)
     }
     jobtap_host_fini ();
     jobopts_free (&o);
+    free (run.policy_queue);
     return rc;
 }
 

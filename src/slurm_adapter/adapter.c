@@ -164,6 +164,7 @@ int jobtap_slurm_init (const char *plugin_type)
         jobtap_host_fini ();
         goto fail;
     }
+    agent_check_queues (ctx);
     /* without it slurmctld still works: only the jobtap command does not.
      * Slurm loads this plugin in a backup controller in standby too
      * (slurmctld_primary is set before plugins load). */
@@ -214,6 +215,7 @@ void jobtap_slurm_reconfig (void)
     else
         info ("jobtap: configuration reloaded");
     conf_load (&ctx->conf);
+    agent_check_queues (ctx);
     (void)control_start (ctx); /* moves if control-socket changed */
     queue_wake (&ctx->queue, false, true);
 }

@@ -101,6 +101,32 @@ static void reprioritize_timed (void)
                clock_ms (CLOCK_THREAD_CPUTIME_ID) - c0);
 }
 
+/* Flux's queues are Slurm's partitions, by name: a queue that names none
+ * has no jobs, so its limits and defaults never apply.  Needs the
+ * partition read lock. */
+static void log_queues_without_partition (void)
+{
+    json_t *names = jobtap_host_policy_queues ();
+    size_t i;
+    json_t *v;
+
+    json_array_foreach (names, i, v)
+    {
+        const char *name = json_string_value (v);
+        if (name && !find_part_record ((char *)name))
+            error ("jobtap: jobtap.conf's [queues.%s] is no partition of this "
+                   "cluster: its limits and defaults apply to no job",
+                   name);
+    }
+    json_decref (names);
+}
+
+void agent_check_queues (struct adapter_ctx *ctx)
+{
+    atomic_store (&ctx->agent.check_queues, true);
+    queue_wake (&ctx->queue, false, false);
+}
+
 static void *agent_main (void *arg)
 {
     struct adapter_ctx *ctx = arg;
@@ -159,6 +185,8 @@ static void *agent_main (void *arg)
             queue_batch_free (&b);
             continue;
         }
+        if (atomic_exchange (&ctx->agent.check_queues, false))
+            log_queues_without_partition ();
         struct write_scope scope = {.computing = NULL, .agent_pass = true};
         write_scope_enter (&scope);
         array_sync_continue (ctx);

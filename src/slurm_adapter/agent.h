@@ -15,6 +15,7 @@
 #define SLURM_JOBTAP_ADAPTER_AGENT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 struct adapter_ctx;
@@ -22,10 +23,17 @@ struct adapter_ctx;
 struct agent {
     pthread_t thread;
     bool started;
+    /* set by a (re)load of jobtap.conf: the next pass names the [queues]
+     * that are no partition of this cluster */
+    atomic_bool check_queues;
 };
 
 /* 0, or -1 with errno set if the thread cannot be created. */
 int agent_start (struct adapter_ctx *ctx);
+
+/* After jobtap.conf was (re)loaded: have the next pass (which holds the
+ * partition read lock) log each [queues] entry that names no partition. */
+void agent_check_queues (struct adapter_ctx *ctx);
 
 /* Stop the thread and wait for it; a no-op if it is not running. */
 void agent_stop (struct adapter_ctx *ctx);

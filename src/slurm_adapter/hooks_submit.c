@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,7 @@
 #include "instance.h"
 #include "jobspec.h"
 #include "jobspec_dependency.h"
+#include "jobspec_update.h"
 #include "keep.h"
 #include "mark.h"
 #include "write_scope.h"
@@ -104,6 +106,35 @@ static int add_dependencies (json_t *spec, json_t *taken)
     return json_array_extend (deps, taken);
 }
 
+/* Flux's jobspec defaults ([policy] and [queues]), put in the request as
+ * Flux's ingest puts them in the jobspec, before anything sees it: a
+ * default queue for a job that names no partition, a default duration
+ * (in Slurm's whole minutes, rounded up) for one that asks for no time
+ * limit.  Slurm's own partition defaults apply where the config sets
+ * none.  The partition read lock is held in job_submit. */
+static void apply_policy_defaults (job_desc_msg_t *desc)
+{
+    const char *queue;
+    double duration;
+
+    if (!desc->partition) {
+        char *q = jobtap_host_policy_default_queue ();
+        if (q)
+            desc->partition = xstrdup (q);
+        free (q);
+    }
+    if (desc->time_limit != NO_VAL)
+        return;
+    queue = desc->partition ? desc->partition
+            : default_part_loc ? default_part_loc->name
+                               : NULL;
+    duration = jobtap_host_policy_default_duration (queue);
+    if (duration == 0. || isinf (duration))
+        desc->time_limit = INFINITE;
+    else if (duration > 0.)
+        desc->time_limit = jobspec_duration_minutes (duration);
+}
+
 /* The token of the hetjob leader this RPC thread submitted last: slurmctld
  * passes a hetjob's components to job_submit one after the other, leader
  * first, in one thread. */
@@ -118,6 +149,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
     json_t *taken;
     if (take_jobtap_dependencies (desc, &taken, err_msg) < 0)
         return SLURM_ERROR;
+    apply_policy_defaults (desc);
     json_t *spec = jobspec_from_desc (desc);
     json_t *updates = NULL;
     uint64_t token = 0;

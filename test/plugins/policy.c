@@ -176,11 +176,11 @@ static int conf_cb (flux_plugin_t *p, const char *topic,
     (void)data;
     if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
                                 "{s:{s?{s?s}}}",
-                                "conf", "policy", "mode", &value) < 0)
+                                "conf", "test-policy", "mode", &value) < 0)
         return flux_jobtap_error (p, args, "policy: %s",
                                   flux_plugin_arg_strerror (args));
     if (value && !strcmp (value, "bad"))
-        return flux_jobtap_error (p, args, "Error parsing [policy]: bad mode");
+        return flux_jobtap_error (p, args, "Error parsing [test-policy]: bad mode");
     flux_log (NULL, LOG_INFO, "policy: conf.update mode=%s",
               value ? value : "(none)");
     return 0;

@@ -105,7 +105,7 @@ static void test_errors (void)
 
     ok (load ("[job-manager]\nplugins = [ { remove = \"all\" } ]\n") == 0,
         "remove all never fails");
-    is_list ("[\".priority-default\",\".dependency-slurm\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\"]",
              "... and keeps builtins");
     jobtap_host_fini ();
 
@@ -138,11 +138,11 @@ static void test_errors (void)
     jobtap_host_fini ();
 
     snprintf (text, sizeof (text),
-              "[policy]\nmode = \"bad\"\n"
+              "[test-policy]\nmode = \"bad\"\n"
               "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
               plugin_path ("policy.so"));
     ok (load (text) < 0, "conf.update failure fails the load");
-    like (err.text, "load: Error parsing \\[policy\\]: bad mode$",
+    like (err.text, "load: Error parsing \\[test-policy\\]: bad mode$",
           "... with the plugin's errmsg");
     jobtap_host_fini ();
 }
@@ -164,7 +164,7 @@ static void test_load (void)
     ok (load ("[job-manager]\nplugins = [ { load = \"mine.so\" } ]\n"
               "[slurm-jobtap]\nfoo = 1\nbar = { baz = \"x\" }\n") == 0,
         "a relative name is found beside the config file");
-    is_list ("[\".priority-default\",\".dependency-slurm\",\"mine.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"mine.so\"]",
              "list name is the basename");
     json_t *settings = jobtap_host_settings ();
     ok (json_integer_value (json_object_get (settings, "foo")) == 1
@@ -181,7 +181,7 @@ static void test_load (void)
 
     jobtap_host_init (NULL, NULL);
     jobtap_host_fini ();
-    is_list ("[\".priority-default\",\".dependency-slurm\",\"mine.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"mine.so\"]",
              "a second init/fini pair keeps the shared runtime");
     ok (jobtap_host_plugin_remove ("mine.so", &err) == 0, "remove by name");
     errno = 0;
@@ -193,7 +193,7 @@ static void test_load (void)
                    == 0,
         "load at run time");
     ok (jobtap_host_plugin_remove ("a*", &err) == 0, "remove by glob");
-    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\"]",
              "... removed args.so only");
     ok (jobtap_host_plugin_remove (".*", &err) == 0,
         "remove builtins with a .* glob");
@@ -231,7 +231,7 @@ static void test_reload (void)
     const char *path;
 
     snprintf (text, sizeof (text),
-              "[policy]\nmode = \"one\"\n"
+              "[test-policy]\nmode = \"one\"\n"
               "[slurm-jobtap]\nx = 1\n"
               "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
               plugin_path ("policy.so"));
@@ -245,7 +245,7 @@ static void test_reload (void)
         "status after the load: its path, no reload yet");
     ok (loaded0 > 1e9 && at0 == 0, "... and when it was loaded");
     snprintf (text, sizeof (text),
-              "[policy]\nmode = \"two\"\n"
+              "[test-policy]\nmode = \"two\"\n"
               "[slurm-jobtap]\nx = 2\n"
               "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
               plugin_path ("policy.so"));
@@ -266,17 +266,17 @@ static void test_reload (void)
     json_decref (settings);
 
     snprintf (text, sizeof (text),
-              "[policy]\nmode = \"bad\"\n"
+              "[test-policy]\nmode = \"bad\"\n"
               "[slurm-jobtap]\nx = 3\n"
               "[job-manager]\nplugins = [ { load = \"%s\" } ]\n",
               plugin_path ("policy.so"));
     write_config ("jobtap.conf", text);
     ok (jobtap_host_reload (&err) < 0, "reload with a rejected config fails");
-    is (err.text, "policy.so: Error parsing [policy]: bad mode",
+    is (err.text, "policy.so: Error parsing [test-policy]: bad mode",
         "... with the plugin's message");
     snprintf (want, sizeof (want),
               "{\"configured\":true,\"path\":\"%s\",\"reload\":{\"error\":"
-              "\"policy.so: Error parsing [policy]: bad mode\",\"ok\":false}}",
+              "\"policy.so: Error parsing [test-policy]: bad mode\",\"ok\":false}}",
               path);
     is (status_text (&loaded, &at), want, "status: the reload was refused, why");
     ok (loaded == loaded0 && at > loaded0,
@@ -292,7 +292,7 @@ static void test_reload (void)
     like (status_text (&loaded, &at),
           "\"reload\":\\{\"error\":\"[^\"]*jobtap.conf:1:13: Error while parsing table header[^\"]+\",\"ok\":false\\}",
           "status: the TOML error, with file and line");
-    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\"]",
              "... plugins unchanged");
 
     snprintf (text, sizeof (text),
@@ -301,7 +301,7 @@ static void test_reload (void)
               plugin_path ("policy.so"), plugin_path ("cxx.so"));
     write_config ("jobtap.conf", text);
     ok (jobtap_host_reload (&err) == 0, "reload with a new plugin list");
-    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\","
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\","
              "\"cxx.so\"]", "... new list in effect");
 
     snprintf (text, sizeof (text),
@@ -312,7 +312,7 @@ static void test_reload (void)
     ok (jobtap_host_reload (&err) < 0, "reload with a broken list fails");
     like (err.text, "\\[1\\]: load: nope.so: No such plugin found$",
           "... message");
-    is_list ("[\".priority-default\",\".dependency-slurm\",\"policy.so\","
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\","
              "\"cxx.so\"]", "... previous plugin set restored");
     jobtap_host_fini ();
 }
@@ -330,7 +330,7 @@ static void test_reload_no_plugins (void)
     ok (json_integer_value (json_object_get (settings, "x")) == 2,
         "... updates the settings");
     json_decref (settings);
-    is_list ("[\".priority-default\",\".dependency-slurm\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\"]",
              "... builtins only");
     jobtap_host_fini ();
 }

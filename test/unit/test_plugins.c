@@ -91,8 +91,11 @@ static void test_builtins (void)
     is (err.text, ".priority-default: .priority-default already loaded",
         "naming the builtin");
     is (names (), ".priority-default", "only .priority-default is loaded");
-    ok (plugin_load (&rt, ".dependency-slurm", NULL, NULL, &err) != NULL,
-        "the other builtin loads");
+    ok (plugin_load (&rt, ".limit-job-size", NULL, NULL, &err) != NULL
+            && plugin_load (&rt, ".limit-duration", NULL, NULL, &err) != NULL
+            && plugin_load (&rt, ".dependency-slurm", NULL, NULL, &err)
+                   != NULL,
+        "the other builtins load");
 }
 
 static void test_dso_errors (void)
@@ -126,7 +129,7 @@ static void test_dso_errors (void)
           "^dlopen: .*undefined.so: undefined symbol: "
           "slurm_jobtap_test_no_such_symbol$",
           "with dlopen's message, not 'No such plugin found'");
-    isint (nplugins (), 2, "failed loads leave only the builtins");
+    isint (nplugins (), 4, "failed loads leave only the builtins");
 }
 
 static void test_dso (void)
@@ -146,12 +149,12 @@ static void test_dso (void)
         "the same DSO by path is already loaded");
     is (err.text, "noinit.so already loaded", "with its reason");
 
-    /* policy.so rejects the instance config [policy] mode = "bad" */
+    /* policy.so rejects the instance config [test-policy] mode = "bad" */
     json_decref (rt.config);
-    rt.config = json_pack ("{s:{s:s}}", "policy", "mode", "bad");
+    rt.config = json_pack ("{s:{s:s}}", "test-policy", "mode", "bad");
     ok (plugin_load (&rt, "policy.so", NULL, TEST_PLUGIN_DIR, &err) == NULL,
         "a plugin rejecting the config fails to load");
-    is (err.text, "Error parsing [policy]: bad mode",
+    is (err.text, "Error parsing [test-policy]: bad mode",
         "with the plugin's conf.update message");
     ok (plugin_find (&rt, "policy.so") == NULL, "it is not in the list");
     json_decref (rt.config);
@@ -251,7 +254,7 @@ static void test_replay (void)
         "policy.so (linked against no library) loads");
     is (jt ? jt_internal_name (jt) : NULL, "policy",
         "its name is the one it registered");
-    is (names (), ".priority-default .dependency-slurm noinit.so policy.so",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm noinit.so policy.so",
         "plugins are in load order");
     ok (json_object_get (dep->deps, "test=v1") != NULL,
         "the DEPEND job was replayed: job.dependency.test added its "
@@ -313,25 +316,29 @@ static void test_remove (void)
     ok (plugin_remove (&rt, "x*", &err) == -1,
         "a glob matching nothing fails");
     ok (plugin_remove (&rt, "trace.so", &err) == 0, "remove by name works");
-    is (names (), ".priority-default .dependency-slurm noinit.so policy.so",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm noinit.so policy.so",
         "only that plugin is gone");
     ok (plugin_remove (&rt, "p*.so", &err) == 0, "remove by glob works");
-    is (names (), ".priority-default .dependency-slurm noinit.so",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm noinit.so",
         "the matching plugin is gone");
     ok (plugin_remove (&rt, "*", &err) == 0, "the glob * works");
-    is (names (), ".priority-default .dependency-slurm",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm",
         "it does not match builtins (leading '.')");
     ok (plugin_remove (&rt, "all", &err) == 0,
         "\"all\" with only builtins loaded succeeds");
-    is (names (), ".priority-default .dependency-slurm", "builtins stay");
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm", "builtins stay");
     core_plugin_make (&rt, "one.so");
     core_plugin_make (&rt, "two.so");
     ok (plugin_remove (&rt, "all", &err) == 0, "\"all\" works");
-    is (names (), ".priority-default .dependency-slurm",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm",
         "it removes every plugin but the builtins");
     ok (plugin_remove (&rt, ".dependency-slurm", &err) == 0,
         "a builtin can be removed by its name");
-    is (names (), ".priority-default", "it is gone");
+    is (names (), ".priority-default .limit-job-size .limit-duration",
+        "it is gone");
+    ok (plugin_remove (&rt, ".limit-*", &err) == 0,
+        "builtins can be removed by a glob naming them");
+    is (names (), ".priority-default", "both limits are gone");
     plugins_unload_all (&rt);
     isint (nplugins (), 0, "plugins_unload_all unloads the builtins too");
 }
