@@ -83,6 +83,21 @@ like "$(jobspec -p debug -t 20)" '"duration":1200.0,' "a job's own time limit st
 like "$(jobspec --default-queue debug)" '"queue":"batch"' \
 	"the policy's default queue comes before the partition's"
 
+# Removable like any builtin.
+cat "$conf" >"$dir/removed.conf"
+printf '[job-manager]\nplugins = [ { remove = ".limit-duration" } ]\n' >>"$dir/removed.conf"
+out=$("$run" -C "$dir/removed.conf" -p debug -t 2:00:00 2>/dev/null | head -n 1)
+is "$out" "job 1: accepted" "remove = \".limit-duration\" lifts the duration limits"
+out=$("$run" -C "$dir/removed.conf" -p debug -t 5 -N 2 2>/dev/null | head -n 1)
+is "$out" "job 1: rejected: requested nnodes (2) exceeds policy limit of 1 for queue debug" \
+	"and leaves the size limits"
+
+# The example in conf/examples
+example=$(cd "$(dirname "$0")/../../conf/examples" && pwd)/flux-policy.conf
+out=$("$run" -C "$example" -p short -t 2:00:00 2>&1)
+is "$?:$out" "1:job 1: rejected: requested duration (2h) exceeds policy limit of 1h for queue short" \
+	"conf/examples/flux-policy.conf: its comment's try-it line"
+
 # A bad table: Flux's message after the file and line, exit 2.
 printf '[policy.limits]\nduration = "4h"\n\n[queues.debug.policy.limits]\nduration = "30 minutes"\n' >"$dir/bad.conf"
 out=$("$run" -C "$dir/bad.conf" -t 10 2>&1)
