@@ -64,3 +64,39 @@ int builtin_dependency_slurm_init (flux_plugin_t *p)
     };
     return flux_plugin_register (p, NULL, tab);
 }
+
+/* .update-duration: as Flux's, the instance owner's duration update (a
+ * Slurm operator's TimeLimit) counts as validated, so job.validate does
+ * not judge it, unless the plugin's conf says owner-allow-any = 0.  A
+ * running job's limit follows Slurm's own rules (a user may shorten it),
+ * not Flux's owner-only one. */
+static int update_duration_cb (flux_plugin_t *p,
+                               const char *topic,
+                               flux_plugin_arg_t *args,
+                               void *data)
+{
+    double duration;
+    int rolemask = 0, owner_allow_any = 1;
+    (void)topic;
+    (void)data;
+
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:F s:{s:i}}",
+                                "value", &duration, "cred", "rolemask",
+                                &rolemask)
+        < 0)
+        return flux_jobtap_error (p, args, "plugin args unpack failed");
+    if (duration < 0.)
+        return flux_jobtap_error (p, args, "duration must not be negative");
+    (void)flux_plugin_conf_unpack (p, "{s:i}", "owner-allow-any",
+                                   &owner_allow_any);
+    if ((rolemask & FLUX_ROLE_OWNER) && owner_allow_any)
+        return flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:i}",
+                                     "validated", 1);
+    return 0;
+}
+
+int builtin_update_duration_init (flux_plugin_t *p)
+{
+    return flux_plugin_add_handler (p, "job.update.attributes.system.duration",
+                                    update_duration_cb, NULL);
+}

@@ -567,6 +567,16 @@ double jobtap_host_policy_default_duration (const char *queue)
     return d;
 }
 
+bool jobtap_host_policy_has_defaults (void)
+{
+    bool has;
+
+    runtime_lock ();
+    has = policy_has_defaults (host_runtime ()->policy);
+    runtime_unlock ();
+    return has;
+}
+
 json_t *jobtap_host_policy_queues (void)
 {
     struct runtime *rt = host_runtime ();

@@ -183,6 +183,9 @@ char *jobtap_host_policy_default_queue (void);
  * unlimited, -1 when no default applies. */
 double jobtap_host_policy_default_duration (const char *queue);
 
+/* Whether the config sets any of those defaults. */
+bool jobtap_host_policy_has_defaults (void);
+
 /* The names of the config's [queues] as a JSON array (new reference). */
 json_t *jobtap_host_policy_queues (void);
 

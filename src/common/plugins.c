@@ -41,6 +41,7 @@ static const struct builtin {
     { ".limit-job-size", builtin_limit_job_size_init },
     { ".limit-duration", builtin_limit_duration_init },
     { ".dependency-slurm", builtin_dependency_slurm_init },
+    { ".update-duration", builtin_update_duration_init },
     { NULL, NULL },
 };
 

@@ -578,6 +578,18 @@ double policy_default_duration (const struct policy *p, const char *queue)
     return p->default_duration;
 }
 
+bool policy_has_defaults (const struct policy *p)
+{
+    if (!p)
+        return false;
+    if (p->default_queue || p->default_duration != POLICY_DURATION_UNSET)
+        return true;
+    for (size_t i = 0; i < p->nqueues; i++)
+        if (p->queues[i].default_duration != POLICY_DURATION_UNSET)
+            return true;
+    return false;
+}
+
 size_t policy_queue_count (const struct policy *p)
 {
     return p ? p->nqueues : 0;

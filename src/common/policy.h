@@ -70,6 +70,9 @@ const char *policy_default_queue (const struct policy *p);
  * none. */
 double policy_default_duration (const struct policy *p, const char *queue);
 
+/* Whether a default queue or any default duration is set. */
+bool policy_has_defaults (const struct policy *p);
+
 /* The [queues] names, in the file's order of reading. */
 size_t policy_queue_count (const struct policy *p);
 const char *policy_queue_name (const struct policy *p, size_t i);

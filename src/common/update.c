@@ -23,6 +23,20 @@
 #include "state.h"
 #include "submit.h"
 
+/* Whether the job carries flag (set-flags events). */
+static bool job_has_flag (struct job *job, const char *flag)
+{
+    size_t i;
+    json_t *f;
+
+    json_array_foreach (job->flags, i, f)
+    {
+        if (json_is_string (f) && !strcmp (json_string_value (f), flag))
+            return true;
+    }
+    return false;
+}
+
 int jobtap_host_job_update (uint64_t id,
                             json_t *updates,
                             uint32_t userid,
@@ -47,7 +61,7 @@ int jobtap_host_job_update_ex (uint64_t id,
     json_t *all = NULL;
     const char *key;
     json_t *val;
-    bool validated = false;
+    bool validated = true; /* every key's handler said so */
     int rc = -1;
 
     if (!json_is_object (updates) || json_object_size (updates) == 0) {
@@ -63,6 +77,14 @@ int jobtap_host_job_update_ex (uint64_t id,
     if (job->state == FLUX_JOB_STATE_INACTIVE) {
         errprintf (err, "job is inactive");
         errno = EINVAL;
+        goto out;
+    }
+    /* As Flux: once the instance owner changed a job past its
+     * validation, only the owner may change it again. */
+    if (job_has_flag (job, "immutable") && !(rolemask & FLUX_ROLE_OWNER)) {
+        errprintf (err, "job is immutable due to previous instance owner "
+                   "update");
+        errno = EPERM;
         goto out;
     }
     if (!(all = json_deep_copy (updates)))
@@ -86,6 +108,7 @@ int jobtap_host_job_update_ex (uint64_t id,
         r = stack_call (job, topic, args);
         if (r == 0 && (flags & JOBTAP_UPDATE_UNHANDLED_OK)) {
             flux_plugin_arg_destroy (args);
+            validated = false;
             continue; /* the scheduler's own rules decide */
         }
         if (r == 0) {
@@ -102,8 +125,8 @@ int jobtap_host_job_update_ex (uint64_t id,
                                          "{s?i s?o}",
                                          "validated", &v,
                                          "updates", &extra) == 0) {
-            if (v)
-                validated = true;
+            if (!v)
+                validated = false;
             if (json_is_object (extra))
                 json_object_update (all, extra);
         }
@@ -139,6 +162,18 @@ int jobtap_host_job_update_ex (uint64_t id,
     job->quiet_update = true;
     rc = event_post_host (job, "jobspec-update", all);
     job->quiet_update = false;
+    /* The owner's update skipped a validation that would have run on the
+     * job of another user (Flux's reasons: a later update of another key
+     * would fail on this one, and a user's update must not ride on it). */
+    if (rc == 0 && validated && (rolemask & FLUX_ROLE_OWNER)
+        && userid != job->userid && stack_handles (rt, "job.validate")
+        && !job_has_flag (job, "immutable")) {
+        json_t *ctx = json_pack ("{s:[s]}", "flags", "immutable");
+        if (!ctx || event_post_known (job, EV_SET_FLAGS, ctx) < 0)
+            runtime_log (LOG_ERR, "jobtap: job %ju: cannot set the "
+                         "immutable flag", (uintmax_t)job->id);
+        json_decref (ctx);
+    }
     if (rc == 0 && final)
         *final = json_incref (all);
 out:

@@ -28,6 +28,7 @@ void conf_load (struct conf *conf)
     const char *state_path = NULL;
     char *state_dir = NULL;
     int state_sync = 1;
+    bool policy_defaults = jobtap_host_policy_has_defaults ();
     const char *spool = slurm_conf.state_save_location
                             ? slurm_conf.state_save_location
                             : "/var/spool/slurmctld";
@@ -88,6 +89,7 @@ void conf_load (struct conf *conf)
                period);
     conf->reprioritize_period = period >= 0 ? period : 30;
     conf->log_jobspec = log_spec;
+    conf->policy_defaults = policy_defaults;
     free (conf->control_socket);
     conf->control_socket = control_socket;
     conf->control_port = port;
@@ -95,6 +97,14 @@ void conf_load (struct conf *conf)
     conf->control_address = control_address;
     pthread_mutex_unlock (&conf->lock);
     json_decref (s);
+}
+
+bool conf_policy_defaults (struct conf *conf)
+{
+    pthread_mutex_lock (&conf->lock);
+    bool on = conf->policy_defaults;
+    pthread_mutex_unlock (&conf->lock);
+    return on;
 }
 
 bool conf_log_jobspec (struct conf *conf)

@@ -22,6 +22,7 @@ struct conf {
     char *control_address;   /* where it listens; NULL: every address */
     char *state_dir;         /* the jobs' kept state; NULL: not kept */
     bool state_sync;         /* fdatasync it after each agent pass */
+    bool policy_defaults;    /* Flux's [policy] sets jobspec defaults */
 };
 
 #define CONF_INIT                                                              \
@@ -36,6 +37,9 @@ struct conf {
 void conf_load (struct conf *conf);
 
 bool conf_log_jobspec (struct conf *conf);
+/* Whether the loaded jobtap.conf sets Flux's jobspec defaults (a default
+ * queue or duration): else a submission need not ask for them. */
+bool conf_policy_defaults (struct conf *conf);
 enum priority_mode conf_priority_mode (struct conf *conf);
 int conf_reprioritize_period (struct conf *conf);
 

@@ -112,11 +112,14 @@ static int add_dependencies (json_t *spec, json_t *taken)
  * (in Slurm's whole minutes, rounded up) for one that asks for no time
  * limit.  Slurm's own partition defaults apply where the config sets
  * none.  The partition read lock is held in job_submit. */
-static void apply_policy_defaults (job_desc_msg_t *desc)
+static void apply_policy_defaults (struct adapter_ctx *ctx,
+                                   job_desc_msg_t *desc)
 {
     const char *queue;
     double duration;
 
+    if (!conf_policy_defaults (&ctx->conf))
+        return;
     if (!desc->partition) {
         char *q = jobtap_host_policy_default_queue ();
         if (q)
@@ -149,7 +152,7 @@ int jobtap_slurm_job_submit (job_desc_msg_t *desc,
     json_t *taken;
     if (take_jobtap_dependencies (desc, &taken, err_msg) < 0)
         return SLURM_ERROR;
-    apply_policy_defaults (desc);
+    apply_policy_defaults (ctx, desc);
     json_t *spec = jobspec_from_desc (desc);
     json_t *updates = NULL;
     uint64_t token = 0;

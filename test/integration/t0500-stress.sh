@@ -17,24 +17,29 @@ cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
 
 out=$(mktemp -d)
 streams=4 per_stream=30
+# The jobs and their updates are a user's: an operator's duration update
+# skips job.validate (Flux's instance owner, the builtin .update-duration).
+as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
 stream() {
 	local s=$1 n
 	for ((n = 0; n < per_stream; n++)); do
 		if ((n % 2)); then
-			sbatch --parsable --exclusive -o /dev/null -J "s$s-$n" -t 2-0 --wrap true \
+			as_nobody sbatch --parsable --exclusive -o /dev/null -J "s$s-$n" -t 2-0 --wrap true \
 				>>"$out/rejected.$s" 2>&1
 		else
-			sbatch --parsable --exclusive -o /dev/null -J "s$s-$n" -t 10 --wrap true \
+			as_nobody sbatch --parsable --exclusive -o /dev/null -J "s$s-$n" -t 10 --wrap true \
 				>>"$out/accepted.$s" 2>&1
 		fi
 	done
 }
+# a user may only shorten a time limit (Slurm's rule): 10 minutes to 5
 updates() {
 	local end=$((SECONDS + 60)) id
 	while [ $SECONDS -lt $end ] && [ ! -e "$out/done" ]; do
-		for id in $(squeue -h -t PD -o %i | head -n 5); do
-			scontrol update job="$id" TimeLimit=3-0 >/dev/null 2>&1 && echo "$id" >>"$out/bad-update-accepted"
-			scontrol update job="$id" TimeLimit=20 >/dev/null 2>&1 || echo "$id" >>"$out/good-update-refused"
+		for id in $(squeue -h -t PD -u nobody -o %i | head -n 5); do
+			echo "$id" >>"$out/updates-tried"
+			as_nobody scontrol update job="$id" TimeLimit=3-0 >/dev/null 2>&1 && echo "$id" >>"$out/bad-update-accepted"
+			as_nobody scontrol update job="$id" TimeLimit=5 >/dev/null 2>&1 || echo "$id" >>"$out/good-update-refused"
 		done
 	done
 }
@@ -66,8 +71,10 @@ done
 is "$missing" 0 "no accepted job is missing its job.new"
 is "$dup" 0 "no job got job.new twice"
 is "$long" 0 "no job got a time limit over a day through an update"
+tried=$(sort -u "$out/updates-tried" 2>/dev/null | wc -l)
+ok $([ "$tried" -gt 0 ]; echo $?) "updates were tried during the storm ($tried jobs)"
 ok $([ ! -s "$out/bad-update-accepted" ]; echo $?) "no 3-day update was accepted"
-ok $([ ! -s "$out/good-update-refused" ]; echo $?) "no 20-minute update was refused"
+ok $([ ! -s "$out/good-update-refused" ]; echo $?) "no 5-minute update was refused"
 
 # The periodic reprioritize still works after the storm.
 echo 777 >"$prio_file"

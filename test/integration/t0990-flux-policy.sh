@@ -62,7 +62,8 @@ export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
 is "$("$jobtap" list --all)" ".priority-default
 .limit-job-size
 .limit-duration
-.dependency-slurm" "jobtap list --all: the limit builtins, in Flux's order"
+.dependency-slurm
+.update-duration" "jobtap list --all: the limit builtins, in Flux's order"
 like "$(cluster_log)" "jobtap: \\[resource\\] is Flux's own configuration, with no meaning under Slurm: ignored" \
 	"a Flux-only table is named once, not refused"
 like "$(cluster_log)" "jobtap: \\[exec\\] is Flux's own configuration" "each of them"
@@ -154,28 +155,41 @@ is "$(submit -p sub -n 2)" \
 	"1: sbatch: error: requested duration (10m) exceeds policy limit of 1m for queue sub" \
 	"a default duration is checked like a requested one (as in Flux)"
 
-# Updates: the limits judge the updated jobspec
-id=$(submitted -p debug -t 20)
-out=$(scontrol update job="$id" TimeLimit=2:00:00 2>&1)
-ok $((!$?)) "a TimeLimit update over the limit is refused"
-like "$(cluster_log)" "jobtap: update of JobId=$id by uid 0 rejected: requested duration \\(2h\\) exceeds policy limit of 1h for queue debug" \
+# Updates: the limits judge a user's updated jobspec (a user may only
+# shorten a time limit: Slurm's rule); an operator's duration update is
+# Flux's instance owner's, which the builtin .update-duration validates.
+as_nobody() { (cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
+nobody_uid=$(id -u nobody)
+id=$(as_nobody sbatch --parsable -H -o /dev/null -p debug -t 60 --wrap true)
+ok $? "a user's job in debug at the limit"
+cluster_wait_for 10 sh -c "squeue -h -j $id | grep -q ."
+out=$(as_nobody scontrol update job="$id" TimeLimit=2:00:00 2>&1)
+ok $((!$?)) "its user's TimeLimit update over the limit is refused"
+like "$(cluster_log)" "jobtap: update of JobId=$id by uid $nobody_uid rejected: requested duration \\(2h\\) exceeds policy limit of 1h for queue debug" \
 	"with Flux's message in slurmctld's log"
 if [ "$(cluster_slurm_release)" -ge 2411 ]; then
 	like "$out" "^scontrol: error: requested duration \\(2h\\) exceeds policy limit of 1h for queue debug" \
 		"and scontrol's error (24.11 and later)"
 fi
-is "$(field "$id" TimeLimit)" 00:20:00 "the time limit is unchanged"
-scontrol update job="$id" TimeLimit=1:00:00
+is "$(field "$id" TimeLimit)" 01:00:00 "the time limit is unchanged"
+as_nobody scontrol update job="$id" TimeLimit=30
 ok $? "an update within the limit is accepted"
-is "$(field "$id" TimeLimit)" 01:00:00 "and applied"
-out=$(scontrol update job="$id" Partition=short 2>&1)
+is "$(field "$id" TimeLimit)" 00:30:00 "and applied"
+out=$(as_nobody scontrol update job="$id" Partition=short 2>&1)
 ok $((!$?)) "moving it to a queue whose limits it breaks is refused"
-like "$(cluster_log)" "jobtap: update of JobId=$id by uid 0 rejected: requested ncores \\(1\\) is under policy limit of 2 for queue short" \
+like "$(cluster_log)" "jobtap: update of JobId=$id by uid $nobody_uid rejected: requested ncores \\(1\\) is under policy limit of 2 for queue short" \
 	"judged by the new queue's limits (sizes first, as Flux's builtins run)"
 is "$(field "$id" Partition)" debug "the partition is unchanged"
-scontrol update job="$id" Partition=batch TimeLimit=4:00:00
-ok $? "a move with a time limit the new queue allows is accepted"
-is "$(field "$id" Partition):$(field "$id" TimeLimit)" batch:04:00:00 "and applied"
+as_nobody scontrol update job="$id" Partition=batch
+ok $? "a move to a queue whose limits it meets is accepted"
+is "$(field "$id" Partition)" batch "and applied"
+scontrol update job="$id" TimeLimit=10:00:00
+ok $? "an operator's TimeLimit over the queue's limit is accepted (Flux's instance owner)"
+is "$(field "$id" TimeLimit)" 10:00:00 "and applied"
+out=$(as_nobody scontrol update job="$id" TimeLimit=20 2>&1)
+ok $((!$?)) "then the job's user can no longer update it"
+like "$(cluster_log)" "jobtap: update of JobId=$id by uid $nobody_uid rejected: job is immutable due to previous instance owner update" \
+	"with Flux's reason"
 
 # A bad table is refused at reconfigure, with its file and line; the
 # loaded policy keeps deciding.

@@ -105,7 +105,7 @@ static void test_errors (void)
 
     ok (load ("[job-manager]\nplugins = [ { remove = \"all\" } ]\n") == 0,
         "remove all never fails");
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\"]",
              "... and keeps builtins");
     jobtap_host_fini ();
 
@@ -164,7 +164,7 @@ static void test_load (void)
     ok (load ("[job-manager]\nplugins = [ { load = \"mine.so\" } ]\n"
               "[slurm-jobtap]\nfoo = 1\nbar = { baz = \"x\" }\n") == 0,
         "a relative name is found beside the config file");
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"mine.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"mine.so\"]",
              "list name is the basename");
     json_t *settings = jobtap_host_settings ();
     ok (json_integer_value (json_object_get (settings, "foo")) == 1
@@ -181,7 +181,7 @@ static void test_load (void)
 
     jobtap_host_init (NULL, NULL);
     jobtap_host_fini ();
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"mine.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"mine.so\"]",
              "a second init/fini pair keeps the shared runtime");
     ok (jobtap_host_plugin_remove ("mine.so", &err) == 0, "remove by name");
     errno = 0;
@@ -193,7 +193,7 @@ static void test_load (void)
                    == 0,
         "load at run time");
     ok (jobtap_host_plugin_remove ("a*", &err) == 0, "remove by glob");
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"policy.so\"]",
              "... removed args.so only");
     ok (jobtap_host_plugin_remove (".*", &err) == 0,
         "remove builtins with a .* glob");
@@ -292,7 +292,7 @@ static void test_reload (void)
     like (status_text (&loaded, &at),
           "\"reload\":\\{\"error\":\"[^\"]*jobtap.conf:1:13: Error while parsing table header[^\"]+\",\"ok\":false\\}",
           "status: the TOML error, with file and line");
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"policy.so\"]",
              "... plugins unchanged");
 
     snprintf (text, sizeof (text),
@@ -301,7 +301,7 @@ static void test_reload (void)
               plugin_path ("policy.so"), plugin_path ("cxx.so"));
     write_config ("jobtap.conf", text);
     ok (jobtap_host_reload (&err) == 0, "reload with a new plugin list");
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\","
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"policy.so\","
              "\"cxx.so\"]", "... new list in effect");
 
     snprintf (text, sizeof (text),
@@ -312,7 +312,7 @@ static void test_reload (void)
     ok (jobtap_host_reload (&err) < 0, "reload with a broken list fails");
     like (err.text, "\\[1\\]: load: nope.so: No such plugin found$",
           "... message");
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"policy.so\","
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"policy.so\","
              "\"cxx.so\"]", "... previous plugin set restored");
     jobtap_host_fini ();
 }
@@ -330,7 +330,7 @@ static void test_reload_no_plugins (void)
     ok (json_integer_value (json_object_get (settings, "x")) == 2,
         "... updates the settings");
     json_decref (settings);
-    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\"]",
+    is_list ("[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\"]",
              "... builtins only");
     jobtap_host_fini ();
 }

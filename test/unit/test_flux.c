@@ -83,7 +83,7 @@ int main (void)
     if (jobtap_host_load_config (NULL, &err) < 0)
         bail_out ("%s", err.text);
     json_t *l = jobtap_host_plugin_list (true);
-    isint (json_array_size (l), 4, "builtins-only config loads the four builtins");
+    isint (json_array_size (l), 5, "builtins-only config loads the five builtins");
     json_decref (l);
 
     ok (flux_request_decode (NULL, NULL, NULL) < 0 && errno == EINVAL,

@@ -912,7 +912,7 @@ static void test_cxx_and_oot (void)
         "out-of-tree plugin rejects");
     json_t *list = jobtap_host_plugin_list (true);
     char *s = json_dumps (list, JSON_COMPACT);
-    is (s, "[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\"cxx.so\","
+    is (s, "[\".priority-default\",\".limit-job-size\",\".limit-duration\",\".dependency-slurm\",\".update-duration\",\"cxx.so\","
            "\"oot.so\"]",
         "plugin list in load order, builtins first");
     free (s);

@@ -94,6 +94,8 @@ static void test_builtins (void)
     ok (plugin_load (&rt, ".limit-job-size", NULL, NULL, &err) != NULL
             && plugin_load (&rt, ".limit-duration", NULL, NULL, &err) != NULL
             && plugin_load (&rt, ".dependency-slurm", NULL, NULL, &err)
+                   != NULL
+            && plugin_load (&rt, ".update-duration", NULL, NULL, &err)
                    != NULL,
         "the other builtins load");
 }
@@ -129,7 +131,7 @@ static void test_dso_errors (void)
           "^dlopen: .*undefined.so: undefined symbol: "
           "slurm_jobtap_test_no_such_symbol$",
           "with dlopen's message, not 'No such plugin found'");
-    isint (nplugins (), 4, "failed loads leave only the builtins");
+    isint (nplugins (), 5, "failed loads leave only the builtins");
 }
 
 static void test_dso (void)
@@ -254,7 +256,7 @@ static void test_replay (void)
         "policy.so (linked against no library) loads");
     is (jt ? jt_internal_name (jt) : NULL, "policy",
         "its name is the one it registered");
-    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm noinit.so policy.so",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration noinit.so policy.so",
         "plugins are in load order");
     ok (json_object_get (dep->deps, "test=v1") != NULL,
         "the DEPEND job was replayed: job.dependency.test added its "
@@ -316,29 +318,30 @@ static void test_remove (void)
     ok (plugin_remove (&rt, "x*", &err) == -1,
         "a glob matching nothing fails");
     ok (plugin_remove (&rt, "trace.so", &err) == 0, "remove by name works");
-    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm noinit.so policy.so",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration noinit.so policy.so",
         "only that plugin is gone");
     ok (plugin_remove (&rt, "p*.so", &err) == 0, "remove by glob works");
-    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm noinit.so",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration noinit.so",
         "the matching plugin is gone");
     ok (plugin_remove (&rt, "*", &err) == 0, "the glob * works");
-    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration",
         "it does not match builtins (leading '.')");
     ok (plugin_remove (&rt, "all", &err) == 0,
         "\"all\" with only builtins loaded succeeds");
-    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm", "builtins stay");
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration", "builtins stay");
     core_plugin_make (&rt, "one.so");
     core_plugin_make (&rt, "two.so");
     ok (plugin_remove (&rt, "all", &err) == 0, "\"all\" works");
-    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm",
+    is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration",
         "it removes every plugin but the builtins");
     ok (plugin_remove (&rt, ".dependency-slurm", &err) == 0,
         "a builtin can be removed by its name");
-    is (names (), ".priority-default .limit-job-size .limit-duration",
-        "it is gone");
+    is (names (), ".priority-default .limit-job-size .limit-duration "
+        ".update-duration", "it is gone");
     ok (plugin_remove (&rt, ".limit-*", &err) == 0,
         "builtins can be removed by a glob naming them");
-    is (names (), ".priority-default", "both limits are gone");
+    is (names (), ".priority-default .update-duration",
+        "both limits are gone");
     plugins_unload_all (&rt);
     isint (nplugins (), 0, "plugins_unload_all unloads the builtins too");
 }

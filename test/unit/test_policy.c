@@ -279,6 +279,7 @@ static void test_duration (void)
     struct policy *p = policy_of ("[policy.limits]\nduration = \"1m\"");
     ok (policy_limits_duration (p) && !policy_limits_size (p),
         "a duration limit: only .limit-duration takes jobs");
+    ok (!policy_has_defaults (p), "and no defaults are set");
     is (duration_check (p, NULL, 3600.),
         "requested duration (1h) exceeds policy limit of 1m",
         "a job over policy.limits.duration is rejected");
@@ -322,6 +323,10 @@ static void test_duration (void)
         "which also takes a job with no duration");
     policy_destroy (p);
 
+    p = policy_of ("[queues.b.policy.jobspec.defaults.system]\n"
+                   "duration = \"1m\"");
+    ok (policy_has_defaults (p), "a queue's default duration alone is a default");
+    policy_destroy (p);
     p = policy_of ("[queues.batch.policy.limits]\nduration = \"0\"");
     ok (!policy_limits_duration (p),
         "only unlimited queues and no general limit: nothing to check");
@@ -413,12 +418,13 @@ static void test_virtual_queues (void)
             && policy_default_duration (p, NULL) == 3600.,
         "a queue [queues] does not list, or none, has the general default");
     is (policy_default_queue (p), "batch", "the default queue");
+    ok (policy_has_defaults (p), "defaults are set");
     ok (policy_queue_count (p) == 3, "three queues");
     policy_destroy (p);
 
     p = policy_of ("[queues.debug]");
     ok (policy_default_duration (p, "debug") == POLICY_DURATION_UNSET
-            && !policy_default_queue (p),
+            && !policy_default_queue (p) && !policy_has_defaults (p),
         "no defaults configured: none");
     ok (!policy_limits_duration (p) && !policy_limits_size (p),
         "and no limit to check");
@@ -487,6 +493,7 @@ static void test_load_errors (void)
            f);
     fclose (f);
     ok (jobtap_host_load_config (path, &err) == 0, "a good one loads");
+    ok (jobtap_host_policy_has_defaults (), "the host sees it sets defaults");
     char *q = jobtap_host_policy_default_queue ();
     is (q, "batch", "the host reads the default queue");
     free (q);

@@ -273,6 +273,84 @@ static void test_accepted (void)
     isint (json_integer_value (q), 3, "the jobspec has the new value");
 }
 
+static int update_as (uint64_t id, json_t *u, uint32_t userid, int rolemask,
+                      jobtap_host_error_t *err)
+{
+    int rc;
+    memset (err, 0, sizeof (*err));
+    core_trace_reset ();
+    rc = jobtap_host_job_update_ex (id, u, userid, rolemask,
+                                    JOBTAP_UPDATE_UNHANDLED_OK, NULL, err);
+    json_decref (u);
+    return rc;
+}
+
+/* The builtin .update-duration: the owner's duration update is validated
+ * (job.validate does not judge it), which makes another user's job
+ * immutable to its user, as in Flux. */
+static void test_owner (void)
+{
+    jobtap_host_error_t err;
+    const char *dur = "attributes.system.duration";
+    json_t *spec;
+
+    for (uint64_t id = 2; id <= 3; id++) {
+        spec = json_pack ("{s:i s:{s:{s:i}}}", "version", 1, "attributes",
+                          "system", "duration", 100);
+        /* job 2 is user 1000's, job 3 the owner's (uid 0) */
+        if (jobtap_host_job_new (0, id, id == 2 ? 1000 : 0, 16, 1.0, spec,
+                                 &err)
+            < 0)
+            bail_out ("job_new: %s", err.text);
+        json_decref (spec);
+    }
+    ok (update_as (2, json_pack ("{s:i}", dur, 700), 1000, JOBTAP_ROLE_USER,
+                   &err)
+                == -1
+            && !strcmp (err.text, "validate: 700"),
+        "a user's duration update is judged by job.validate");
+    ok (update_as (2, json_pack ("{s:i}", dur, 700), 0, JOBTAP_ROLE_OWNER,
+                   &err)
+            == 0,
+        "the owner's is not (.update-duration validated it)");
+    ok (strstr (core_trace_text (), "job.validate") == NULL,
+        "job.validate was not called");
+    isint (duration_of (job_jobspec (job_of (2))), 700, "it is applied");
+    errno = 0;
+    ok (update_as (2, json_pack ("{s:i}", dur, 200), 1000, JOBTAP_ROLE_USER,
+                   &err)
+                == -1
+            && errno == EPERM,
+        "the job's user cannot update it after that (EPERM)");
+    is (err.text, "job is immutable due to previous instance owner update",
+        "with Flux's message");
+    ok (update_as (2, json_pack ("{s:i}", dur, 300), 0, JOBTAP_ROLE_OWNER,
+                   &err)
+            == 0,
+        "the owner still can");
+
+    ok (update_as (3, json_pack ("{s:i}", dur, 700), 0, JOBTAP_ROLE_OWNER,
+                   &err)
+            == 0,
+        "the owner's update of the owner's own job skips job.validate too");
+    ok (update_as (3, json_pack ("{s:i}", dur, 200), 1000, JOBTAP_ROLE_USER,
+                   &err)
+            == 0,
+        "but does not make it immutable");
+
+    ok (update_as (3, json_pack ("{s:i s:i}", dur, 700,
+                                 "attributes.system.queue", 1),
+                   0, JOBTAP_ROLE_OWNER, &err)
+                == -1
+            && !strcmp (err.text, "validate: 700"),
+        "an owner's update of a key no handler validated is judged whole");
+    ok (update_as (3, json_pack ("{s:f}", dur, -5.), 0, JOBTAP_ROLE_OWNER,
+                   &err)
+                == -1
+            && !strcmp (err.text, "duration must not be negative"),
+        ".update-duration refuses a negative duration");
+}
+
 static void test_inactive (void)
 {
     jobtap_host_error_t err;
@@ -308,6 +386,7 @@ int main (void)
     test_rejections ();
     test_check_only ();
     test_accepted ();
+    test_owner ();
     test_inactive ();
 
     core_host_teardown ();
