@@ -322,9 +322,15 @@ int stack_call_skip (struct job *job,
 
     if (!(v = plugin_snapshot (rt, &n)))
         return -1;
+    /* The plugins before the first one with a handler (the builtins
+     * that do not take this topic) would each answer 0: start there. */
+    struct jt_plugin *first = first_handler (rt, topic, NULL);
+    int start = 0;
+    while (start < n && v[start] != first)
+        start++;
     stack_push (job);
     plugins_hold (rt);
-    for (int i = 0; i < n; i++) {
+    for (int i = start; i < n; i++) {
         int rc;
         if (!is_loaded (rt, v[i])) /* removed by an earlier callback */
             continue;
