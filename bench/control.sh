@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The control socket's cost (issue 17): the round trip of a service call
+# The control socket's cost: the round trip of a service call
 # from a client on the same machine, and submission throughput while a
 # client calls a service 100 times a second, beside the same runs without.
 #

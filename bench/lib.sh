@@ -60,7 +60,7 @@ PartitionName=batch Nodes=$CLUSTER_NODE MaxTime=INFINITE State=UP" || return 1
 _bench_jobtap_conf() {
 	case $1 in
 	c) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$BENCH_PLUGIN" ;;
-	# c without the jobs' state kept (issue 19): what keeping it costs
+	# c without the jobs' state kept: what keeping it costs
 	k) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n[slurm-jobtap]\nstate-dir = ""\n' "$BENCH_PLUGIN" ;;
 	d) printf '[job-manager]\nplugins = [ { load = "%s" } ]\n' "$BENCH_LUA" ;;
 	# c with a priority (job.priority.get for every pending job) and a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A runaway policy across many pending jobs (issue 20): a policy whose
+# A runaway policy across many pending jobs: a policy whose
 # job.priority.get fails for every job (runaway.lua: a loop that runs
 # into the instruction limit; or fail-priority.so, a C plugin returning
 # -1), many pending jobs, and the shim's periodic pass every few seconds.

@@ -346,7 +346,7 @@ static int set_string (char **field, const char *s)
     return (*field = strdup (s)) ? 0 : -1;
 }
 
-/* The options of issue 19's wider map. */
+/* The options of the wider map (docs/jobspec.md). */
 static int parse_more (int c, struct jobopts *o)
 {
     struct jobspec_fields *f = &o->f;

@@ -4,32 +4,10 @@
  *
  * This file holds the process's one adapter context (instance.h) and the
  * entry points both plugins share: init, fini and reconfigure. The work is
- * in the modules:
- *
- *   hooks_submit, hooks_priority,  Slurm's hooks (job_submit, site_factor,
- *   hooks_prep                     PrEp)
- *   agent                          the adapter's thread, which takes
- *                                  slurmctld's locks
- *   bind                           Slurm jobs into the runtime
- *   fence                          a new job jobtap holds, kept from
- *                                  starting until the agent holds it
- *   alloc                          a job's allocation as R
- *   actions                        the runtime's decisions onto job records
- *   post_update                    plugins' later jobspec updates onto them
- *   queue                          actions waiting for the agent
- *   control                        the control socket (its own thread)
- *   keep                           the jobs' kept state under
- *                                  StateSaveLocation
- *   jobspec, jobspec_apply         jobspecs from job_desc and records, and
- *                                  updates back
- *   urgency_hold, superseded       what urgency 0 does to a held job; a
- *                                  plugin update overtaken by a newer one
- *   write_scope                    what an entry point holding the job
- *                                  write lock is doing
- *   conf, mark, ctld_log           settings, the submission mark, logging
- *
- * Calls point down that list (conf, mark, ctld_log and write_scope are
- * leaves). */
+ * in the modules docs/architecture.md draws (Slurm's hooks, the agent
+ * thread that takes slurmctld's locks, binding, the decisions' actions,
+ * arrays and hetjobs, the kept state, the control socket, jobspecs), each
+ * named in its own header. */
 #include <config.h>
 
 #include <pthread.h>

@@ -1,8 +1,8 @@
 /* The one adapter context of the process. Slurm's plugin API calls the
  * entry points (adapter.h) with no context pointer, so they, and only
  * they, reach it here: adapter.c (init, fini, reconfigure, where it is
- * defined), hooks_submit.c and hooks_priority.c. Every other module gets
- * the context as an argument. */
+ * defined) and the hooks (hooks_submit.c, hooks_priority.c, hooks_prep.c).
+ * Every other module gets the context as an argument. */
 #ifndef SLURM_JOBTAP_ADAPTER_INSTANCE_H
 #define SLURM_JOBTAP_ADAPTER_INSTANCE_H
 

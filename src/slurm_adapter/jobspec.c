@@ -93,9 +93,8 @@ static char *default_mail_user (uint32_t uid)
     return user;
 }
 
-/* Every member is written, none twice: no memset, which valgrind's
- * instruction count of the submit path sees as rep stos by the word
- * (test_slurm_jobspec checks that none is left out). */
+/* Every member is written, none twice: no memset of the whole struct on
+ * the submit path (test_slurm_jobspec checks that none is left out). */
 void jobspec_fields_from_desc (const job_desc_msg_t *restrict d,
                                const struct jobspec_partitions *parts,
                                struct jobspec_fields *restrict f,

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# A plugin's jobspec updates after submit reach the Slurm job (issue 19,
-# item 1): a comment filled in at job.new is the job's comment (a bank
+# A plugin's jobspec updates after submit reach the Slurm job: a comment filled in at job.new is the job's comment (a bank
 # would be its account, but without slurmdbd Slurm keeps the account it
 # has); a name set from a service is its name; an update Slurm refuses is logged with the
 # job and the plugin, and jobtap's jobspec agrees with Slurm again. And
-# scontrol update right after sbatch works at once (issue 19, item 3).
+# scontrol update right after sbatch works at once.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 

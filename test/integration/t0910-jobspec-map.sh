@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The wider Slurm <-> jobspec map (issue 19, item 2; docs/jobspec.md):
+# The wider Slurm <-> jobspec map (docs/jobspec.md):
 # memory, node ranges, time_min, mail, output paths, exclusive kinds,
 # licenses, features, begin time and nice are in the jobspec, the same
 # from the submission and from the job record; a plugin's post-submit

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --setattr (issue 19, item 3): sbatch, srun and salloc take Flux's
+# --setattr: sbatch, srun and salloc take Flux's
 # `--setattr=KEY=VALUE` through spank_jobtap.so (plugstack.conf), and the
 # job's jobspec has attributes.system.KEY, from the submission and from the
 # record alike, for a plugin to decide on (setattr-policy.so). A bad option

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kills under load (issue 20): slurmctld is killed with SIGKILL
+# Kills under load: slurmctld is killed with SIGKILL
 # KILL_ROUNDS times (22 by default), each 1 to 5 s into a round of
 # streams, and restarted each time:
 #   - 3 streams submit jobs slurm-policy.so holds with a jobtap dependency

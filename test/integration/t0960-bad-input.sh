@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input never hurts slurmctld or loses a job (issue 20, docs/reliability.md
+# Bad input never hurts slurmctld or loses a job (docs/reliability.md,
 # "Bad inputs"): a plugin that answers garbage, wrong types and huge values,
 # updates keys Slurm has no field for, raises exceptions in its callbacks and
 # calls the API from its own thread (bad-input.so); oversized submissions; a

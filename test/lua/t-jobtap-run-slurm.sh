@@ -45,7 +45,7 @@ same -N 2 --ntasks-per-node=2 -t 2-0
 same -N 1 -n 3 -c 2 -t 0 --exclusive
 same --dependency="afterok:$first:$first,singleton" -q normal --reservation=r1 -L lic:1 --constraint='a&b'
 same -d "$first" --constraint='a|b' --nice
-# issue 19's wider map (memory the node lacks: refused after job_submit)
+# the wider map (memory the node lacks: refused after job_submit)
 same -N 1-2 -n 2 -t 10 --time-min=2 --mem=100 --mail-type=END,FAIL --mail-user=ops@example.com
 same -n 2 --mem-per-cpu=50 --mail-type=begin -e err.txt --exclusive=user
 same -N 1 -D sub/dir -e err.txt --exclusive --mem-per-cpu=0

@@ -86,7 +86,7 @@ static void test_check (void)
            "value {\"properties\":[\"a\"],\"x\":1}");
 }
 
-/* The keys of issue 19's wider map: values Slurm can take. */
+/* The keys of the wider map (docs/jobspec.md): values Slurm can take. */
 static void test_check_wider (void)
 {
     check ("{\"attributes.system.slurm.mem_per_node\": 100}",

@@ -1,5 +1,5 @@
-/* src/slurm_adapter/jobspec_apply.c without slurmctld, for issue 19's
- * wider map: each new key applied to a job_desc at submit and as an
+/* src/slurm_adapter/jobspec_apply.c without slurmctld, for the wider
+ * map (docs/jobspec.md): each new key applied to a job_desc at submit and as an
  * update of a job record, resources and tasks updates as Slurm's node
  * count, tasks and cpus per task, what Slurm cannot make refused with
  * the message the user sees, and a job_modify request read as keys.
