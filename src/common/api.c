@@ -14,7 +14,6 @@
 #include "dispatch.h"
 #include "event.h"
 #include "host.h"
-#include "internal.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "internal.h"
+#include "compact.h"
+#include "host.h"
 
 /* Written on the stack first (a jobspec fits), then copied once to an
  * allocation of its exact size, which the job keeps. */

@@ -13,12 +13,12 @@
 
 #include "conf.h"
 #include "host.h"
-#include "internal.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "plugins.h"
 #include "policy.h"
 #include "runtime.h"
+#include "toml.h"
 
 static int entry_line (json_t *lines, size_t i)
 {

@@ -10,10 +10,11 @@
 
 #include "dispatch.h"
 #include "host.h"
-#include "internal.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
+#include "plugin_arg.h"
+#include "plugin_container.h"
 #include "runtime.h"
 #include "spec.h"
 
@@ -315,7 +316,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
         return NULL;
     for (int i = 0; i < TOPIC_PROBE; i++) {
         struct topic_answer *a = &rt->topic_cache[(h + i) % TOPIC_CACHE];
-        if (a->gen != plugin_handlers_gen) {
+        if (a->gen != plugin_handlers_generation ()) {
             if (!free_slot)
                 free_slot = a;
         }
@@ -353,7 +354,7 @@ struct jt_plugin *first_handler (struct runtime *rt,
         }
     }
     if (a) {
-        a->gen = plugin_handlers_gen;
+        a->gen = plugin_handlers_generation ();
         strcpy (a->topic, topic);
         a->first = first;
         a->count = n;

@@ -16,13 +16,13 @@ struct jt_plugin;
 
 /* Which plugins handle a topic, remembered per topic: every state change
  * of every job asks, and the answer changes only with
- * plugin_handlers_gen.  Open addressing over TOPIC_PROBE slots from a
+ * plugin_handlers_generation ().  Open addressing over TOPIC_PROBE slots from a
  * hash of the topic; an answer of an older generation is free. */
 #define TOPIC_CACHE 128
 #define TOPIC_PROBE 4
 #define TOPIC_CACHE_LEN 64
 struct topic_answer {
-    unsigned gen; /* plugin_handlers_gen when cached; 0: empty */
+    unsigned gen; /* plugin_handlers_generation () when cached; 0: empty */
     char topic[TOPIC_CACHE_LEN];
     struct jt_plugin *first;
     int count;

@@ -11,10 +11,11 @@
 #include <flux/core.h>
 
 #include "aux.h"
-#include "internal.h"
+#include "flux_handle.h"
+#include "host.h"
 #include "jtplugin.h"
-#include "runtime.h"
 #include "log.h"
+#include "runtime.h"
 
 struct flux_handle {
     struct aux_item *aux;

@@ -17,20 +17,21 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "compact.h"
 #include "conf.h"
 #include "dispatch.h"
 #include "event.h"
+#include "flux_handle.h"
 #include "host.h"
-#include "internal.h"
 #include "job.h"
 #include "jsonpool.h"
 #include "jtplugin.h"
 #include "log.h"
-#include "rsummary.h"
 #include "msg.h"
 #include "plugins.h"
 #include "priority.h"
 #include "reactor.h"
+#include "rsummary.h"
 #include "runtime.h"
 #include "service.h"
 #include "spec.h"

@@ -2,8 +2,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "host.h"
 #include "jtplugin.h"
-#include "internal.h"
+#include "plugin_container.h"
 #include "runtime.h"
 
 struct jt_plugin *jt_get (flux_plugin_t *p)

@@ -8,9 +8,10 @@
 #include <jansson.h>
 #include <flux/core.h>
 
-#include "internal.h"
+#include "host.h"
 #include "log.h"
 #include "msg.h"
+#include "quickpack.h"
 
 struct flux_msg {
     int refcount;                /* atomic: holders may be on any thread */

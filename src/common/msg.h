@@ -5,7 +5,7 @@
  * the requests of flux_rpc and reads their responses, host.c those of
  * the host's service calls.  Plugins use the flux_msg_*, flux_request_*
  * and flux_respond* calls of <flux/core.h>.  Calls log.h, and plugin.c's
- * packer (internal.h) for flux_respond_pack.
+ * packer (quickpack.h) for flux_respond_pack.
  *
  * Threads: a handler may keep a request (flux_msg_incref) and respond
  * later from any thread.  A response is delivered under the runtime

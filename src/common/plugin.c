@@ -18,8 +18,8 @@
 
 #include "aux.h"
 #include "host.h"
-#include "internal.h"
 #include "jsonpool.h"
+#include "plugin_container.h"
 #include "quickpack.h"
 
 struct handler {
@@ -199,12 +199,19 @@ const char *flux_plugin_get_path (flux_plugin_t *p)
     return p ? p->path : NULL;
 }
 
-unsigned plugin_handlers_gen = 1;
+/* Process-wide, as the handler tables it counts changes of are: every
+ * runtime's topic cache checks it. */
+static unsigned handlers_generation = 1;
+
+unsigned plugin_handlers_generation (void)
+{
+    return handlers_generation;
+}
 
 void plugin_handlers_changed (void)
 {
-    if (++plugin_handlers_gen == 0)
-        plugin_handlers_gen = 1;
+    if (++handlers_generation == 0)
+        handlers_generation = 1;
 }
 
 int flux_plugin_remove_handler (flux_plugin_t *p, const char *topic)

@@ -1,7 +1,7 @@
 /* Flux plugin args (flux_plugin_arg_*): the IN and OUT objects a callback
  * gets, packed and unpacked with jansson formats (the common ones through
  * quickpack), and the one IN key the runtime builds only when a reader
- * asks for it (plugin_arg_set_lazy, internal.h).  Behaviour follows
+ * asks for it (plugin_arg_set_lazy, plugin_arg.h).  Behaviour follows
  * flux-core's plugin.c (see the semantics reference); the code is our
  * own. */
 #include <errno.h>
@@ -14,7 +14,8 @@
 
 #include <flux/core.h>
 
-#include "internal.h"
+#include "host.h"
+#include "plugin_arg.h"
 #include "quickpack.h"
 
 struct flux_plugin_arg {

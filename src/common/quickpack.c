@@ -5,7 +5,7 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "internal.h"
+#include "host.h"
 #include "quickpack.h"
 
 /* Unpack format walking, to tell whether a format reads the lazy key.

@@ -6,7 +6,7 @@
  * read a given key (the lazy key of plugin args).
  *
  * Callers: plugin.c (flux_plugin_arg_vpack/vunpack) and, through
- * plugin_vpack (declared in internal.h), the runtime's own pack paths.
+ * plugin_vpack, the runtime's own pack paths.
  * test/unit/test_quickpack.c checks it against jansson. */
 #ifndef JOBTAP_QUICKPACK_H
 #define JOBTAP_QUICKPACK_H
@@ -38,6 +38,10 @@ json_t *quickpack_pack (const char *fmt, va_list ap);
  * (nothing written, no argument consumed); -1 out of memory (some
  * members may be set). */
 int quickpack_pack_into (json_t *target, const char *fmt, va_list ap);
+
+/* json_vpack_ex, quicker for the usual formats; the same results and
+ * errors. */
+json_t *plugin_vpack (json_error_t *err, const char *fmt, va_list ap);
 
 /* False only when an unpack of 'fmt' (with arguments ap, not consumed)
  * certainly reads no top-level member 'key': a format the walk does not

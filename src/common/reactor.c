@@ -13,7 +13,8 @@
 #include <unistd.h>
 #include <flux/core.h>
 
-#include "internal.h"
+#include "flux_handle.h"
+#include "host.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "reactor.h"

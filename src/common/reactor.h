@@ -21,7 +21,7 @@
  * functions below are called with it held, except reactor_destroy.
  * Called by host.c (the last fini), plugins.c (removing a plugin) and
  * rpc.c (flux_future_then's timeout); calls jtplugin.h, log.h and
- * internal.h (the runtime behind a flux_t). */
+ * flux_handle.h (the runtime behind a flux_t). */
 #ifndef JOBTAP_REACTOR_H
 #define JOBTAP_REACTOR_H
 

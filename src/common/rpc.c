@@ -22,7 +22,8 @@
 #include <flux/core.h>
 
 #include "aux.h"
-#include "internal.h"
+#include "flux_handle.h"
+#include "host.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "msg.h"

@@ -4,8 +4,8 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+#include "compact.h"
 #include "host.h"
-#include "internal.h"
 #include "job.h"
 #include "log.h"
 #include "runtime.h"

@@ -11,7 +11,8 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "internal.h"
+#include "compact.h"
+#include "host.h"
 #include "job.h"
 #include "log.h"
 #include "runtime.h"

@@ -6,8 +6,9 @@
 
 #include <toml++/toml.h>
 
-#include "internal.h"
+#include "host.h"
 #include "log.h"
+#include "toml.h"
 
 static json_t *convert (const toml::node &node);
 

@@ -20,9 +20,9 @@
 
 #include <jansson.h>
 
-#include "internal.h"
-#include "quickpack.h"
 #include "fuzz_reader.h"
+#include "host.h"
+#include "quickpack.h"
 
 #define NSLOT 40
 #define SLOT_SIZE 64

@@ -9,9 +9,9 @@
 
 #include "core_util.h"
 #include "host.h"
-#include "internal.h"
 #include "job.h"
 #include "jtplugin.h"
+#include "plugin_container.h"
 #include "runtime.h"
 #include "tap.h"
 

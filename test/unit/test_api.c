@@ -9,14 +9,15 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "core_util.h"
 #include "dispatch.h"
-#include "internal.h"
+#include "flux_handle.h"
+#include "host.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "plugins.h"
 #include "runtime.h"
-#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;

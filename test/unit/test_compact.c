@@ -8,7 +8,8 @@
 #include <string.h>
 #include <jansson.h>
 
-#include "internal.h"
+#include "compact.h"
+#include "host.h"
 #include "tap.h"
 
 /* compact_dumps(o) is 'want' (if not NULL) and loads back equal to o. */

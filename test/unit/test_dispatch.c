@@ -8,13 +8,14 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "core_util.h"
 #include "dispatch.h"
-#include "internal.h"
+#include "host.h"
 #include "job.h"
 #include "jtplugin.h"
+#include "plugin_container.h"
 #include "runtime.h"
 #include "spec.h"
-#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -45,7 +46,7 @@ static struct topic_answer *cached (const char *topic)
 {
     for (int i = 0; i < TOPIC_CACHE; i++) {
         struct topic_answer *a = &rt.topic_cache[i];
-        if (a->gen == plugin_handlers_gen && !strcmp (a->topic, topic))
+        if (a->gen == plugin_handlers_generation () && !strcmp (a->topic, topic))
             return a;
     }
     return NULL;

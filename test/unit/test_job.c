@@ -10,14 +10,14 @@
 #include <flux/jobtap.h>
 
 #include "aux.h"
+#include "core_util.h"
 #include "dispatch.h"
-#include "internal.h"
+#include "host.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "runtime.h"
 #include "spec.h"
-#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;

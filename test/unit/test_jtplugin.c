@@ -7,10 +7,11 @@
 
 #include <flux/core.h>
 
-#include "internal.h"
-#include "jtplugin.h"
-#include "runtime.h"
 #include "core_util.h"
+#include "host.h"
+#include "jtplugin.h"
+#include "plugin_container.h"
+#include "runtime.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -193,7 +194,7 @@ static void test_call_and_snapshot (void)
 static void test_retire_other (void)
 {
     struct jt_plugin *a = plugin_make ("a"), *b = plugin_make ("b");
-    unsigned gen = plugin_handlers_gen;
+    unsigned gen = plugin_handlers_generation ();
 
     flux_plugin_add_handler (a->p, "t", cb_retire, b);
     trail[0] = '\0';
@@ -206,7 +207,7 @@ static void test_retire_other (void)
     isint (destroyed_while_active, 0, "...with no call running");
     ok (rt.plugins == a && plugin_count () == 1, "a is still loaded");
     ok (rt.retired == NULL, "nothing left retired");
-    ok (plugin_handlers_gen != gen, "retiring changed the handlers' gen");
+    ok (plugin_handlers_generation () != gen, "retiring changed the handlers' gen");
     plugin_retire (&rt, a);
 }
 

@@ -7,7 +7,8 @@
 
 #include <flux/core.h>
 
-#include "internal.h"
+#include "host.h"
+#include "plugin_arg.h"
 #include "tap.h"
 #include "util.h"
 

@@ -14,9 +14,9 @@
 
 #include "fsd.h"
 #include "host.h"
-#include "internal.h"
 #include "policy.h"
 #include "tap.h"
+#include "toml.h"
 
 static char dir[] = "/tmp/test-policy-XXXXXX";
 

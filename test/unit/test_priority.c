@@ -13,13 +13,15 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
-#include "internal.h"
+#include "core_util.h"
+#include "flux_handle.h"
+#include "host.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
+#include "plugin_container.h"
 #include "priority.h"
 #include "runtime.h"
-#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;

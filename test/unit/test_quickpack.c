@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "internal.h"
+#include "host.h"
 #include "quickpack.h"
 #include "tap.h"
 

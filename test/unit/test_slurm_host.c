@@ -7,7 +7,8 @@
 #include <malloc.h>
 #include <string.h>
 
-#include "internal.h"
+#include "compact.h"
+#include "host.h"
 #include "tap.h"
 #include "util.h"
 

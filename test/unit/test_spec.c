@@ -6,7 +6,8 @@
 
 #include <flux/jobtap.h>
 
-#include "internal.h"
+#include "compact.h"
+#include "host.h"
 #include "job.h"
 #include "runtime.h"
 #include "spec.h"

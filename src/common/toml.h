@@ -1,0 +1,28 @@
+/* toml.cpp: jobtap.conf's TOML read into JSON (toml++, the runtime's one
+ * C++ file). */
+#ifndef JOBTAP_TOML_H
+#define JOBTAP_TOML_H
+
+#include <jansson.h>
+
+#include "host.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parse a TOML file into a JSON object.  On success *lines is an array
+ * holding the source line of each [job-manager] plugins entry, and
+ * *table_lines (if not NULL) an object giving the first line of each
+ * table under [policy] and [queues] by its dotted name ("queues.debug").
+ * On failure returns NULL with "file:line:col: message" in err. */
+json_t *toml_file_to_json (const char *path,
+                           json_t **lines,
+                           json_t **table_lines,
+                           jobtap_host_error_t *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
