@@ -27,6 +27,7 @@
 #include "host.h"
 #include "mark.h"
 #include "queue.h"
+#include "update_check.h"
 #include "urgency_hold.h"
 #include "write_scope.h"
 
@@ -363,6 +364,10 @@ void actions_apply (struct adapter_ctx *ctx,
                     struct write_scope *scope,
                     const struct action *a)
 {
+    if (a->kind == A_UPDATE_CHECK) {
+        update_check_apply (a);
+        return;
+    }
     job_record_t *job = array_record_of (a->id);
     if (a->id <= UINT32_MAX)
         fence_lift (&ctx->fences, (uint32_t)a->id, job);

@@ -42,6 +42,7 @@
 #include "write_scope.h"
 #include "queue.h"
 #include "slurm_compat.h"
+#include "update_check.h"
 
 static void mark_submission (struct adapter_ctx *ctx,
                              job_desc_msg_t *desc,
@@ -369,6 +370,9 @@ static int update_from_modify (job_desc_msg_t *desc,
         rc = reject_update (job, submit_uid, msg, err_msg);
         xfree (msg);
     }
+    /* the runtime took the update: Slurm may still refuse it */
+    if (final)
+        update_check_queue (&adapter_instance, job->job_id, final);
 out_restore:
     write_scope_leave (&scope);
 out:

@@ -29,6 +29,7 @@ enum action_kind {
     A_CANCEL,
     A_URGENCY_HOLD, /* priority 1: hold as its user would; 0: lift that */
     A_JOBSPEC_UPDATE, /* a plugin's update: plugin NUL updates-json NUL */
+    A_UPDATE_CHECK,   /* did Slurm make a user's accepted update: json NUL */
     A_PROLOG_RESTART, /* a prolog slurmctld re-ran as it started (hooks_prep) */
     A_PROLOG_DONE, /* jobtap's prologs of the job are done (hooks_prep) */
     A_EPILOG_DONE, /* and its epilogs */

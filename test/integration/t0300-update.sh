@@ -39,6 +39,20 @@ is "$(field TimeLimit)" 00:20:00 "and applied"
 like "$(cluster_log)" "slurm-policy: job.update id=$id \\{\"attributes.system.duration\":1200(\\.0)?\\}" \
 	"job.update saw the new duration"
 
+# An update the plugins accept but Slurm then refuses (a partition that
+# does not exist: Slurm checks that after job_modify): jobtap takes
+# Slurm's value back, so both agree (and a restart does not make it).
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+queue() { "$jobtap" job "$id" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['jobspec']['attributes']['system']['queue'])"; }
+out=$(as_nobody scontrol update job="$id" Partition=nosuch 2>&1)
+ok $((!$?)) "a partition Slurm does not have is refused after the plugins accepted it"
+is "$(field Partition)" debug "Slurm's partition is unchanged"
+cluster_wait_for 10 grep -q "JobId=$id: Slurm did not make the update" "$CLUSTER_DIR/log/slurmctld.log"
+like "$(cluster_log)" "jobtap: JobId=$id: Slurm did not make the update the plugins accepted; jobtap takes Slurm's values back: \\{\"attributes.system.queue\":\"debug\"\\}" \
+	"the agent finds it out and says so"
+is "$(queue)" debug "jobtap's jobspec has Slurm's partition again"
+
 # An operator is Flux's instance owner: the builtin .update-duration
 # validates its duration update, so job.validate does not judge it, and
 # the job is then the operator's to change (immutable to its user).
