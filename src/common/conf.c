@@ -364,14 +364,19 @@ static void flux_tables_check (struct runtime *rt)
                      name);
 }
 
+void conf_settings_apply (struct runtime *rt)
+{
+    json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
+                                 "keep-eventlog");
+    rt->keep_eventlog = rt->ops.keep_eventlog || json_is_true (v);
+}
+
 /* Settings read on every job, looked up once per (re)load. */
 static void settings_cache (struct runtime *rt)
 {
     settings_check (rt);
     flux_tables_check (rt);
-    json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
-                                 "keep-eventlog");
-    rt->keep_eventlog = rt->ops.keep_eventlog || json_is_true (v);
+    conf_settings_apply (rt);
 }
 
 int jobtap_host_load_config (const char *path, jobtap_host_error_t *err)

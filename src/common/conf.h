@@ -9,6 +9,10 @@
 
 struct runtime;
 
+/* The settings the runtime reads on every job, from the host's ops and the
+ * loaded config (keep_eventlog): at init and at each (re)load. */
+void conf_settings_apply (struct runtime *rt);
+
 /* Let go of the config and what was read from it (the runtime's end). */
 void conf_release (struct runtime *rt);
 

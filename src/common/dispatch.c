@@ -410,3 +410,10 @@ const char *out_errmsg (flux_plugin_arg_t *args)
         return NULL;
     return s;
 }
+
+void dispatch_release (struct runtime *rt)
+{
+    free (rt->stack);
+    rt->stack = NULL;
+    rt->stack_len = rt->stack_cap = 0;
+}

@@ -30,6 +30,8 @@ struct topic_answer {
 
 int stack_push (struct job *job);
 void stack_pop (struct runtime *rt);
+/* Let go of the stack's memory (the runtime's end). */
+void dispatch_release (struct runtime *rt);
 struct job *current_job (struct runtime *rt);
 /* The job a plugin means by id: the current job (also for
  * FLUX_JOBTAP_CURRENT_JOB), else the table's; NULL with errno set.

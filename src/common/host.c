@@ -73,9 +73,9 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
     if (rt->refcount++ == 0 || (!rt->ops.log && !rt->ops.hold && ops)) {
         if (ops) {
             rt->ops = *ops;
-            rt->keep_eventlog = ops->keep_eventlog;
             rt->ops_arg = arg;
             runtime_log_sink (ops->log, arg);
+            conf_settings_apply (rt); /* the host's keep_eventlog */
         }
         if (!rt->inactive_order)
             rt->inactive_order = json_array ();
@@ -98,8 +98,8 @@ void jobtap_host_fini (void)
         jobtap_json_pool_log_stats ();
         flux_handle_destroy (rt->h);
         conf_release (rt);
+        dispatch_release (rt);
         json_decref (rt->inactive_order);
-        free (rt->stack);
         memset (rt, 0, sizeof (*rt));
         runtime_log_sink (NULL, NULL);
     }
@@ -712,11 +712,15 @@ json_t *jobtap_host_job_list (void)
 {
     struct runtime *rt = host_runtime ();
     json_t *a = json_array ();
+    struct job **v;
+    int n = 0;
+
     runtime_lock ();
-    for (size_t b = 0; a && b < rt->nbuckets; b++)
-        for (struct job *j = rt->buckets[b]; j; j = j->hnext)
-            if (job_is_bound (j))
-                json_array_append_new (a, json_integer ((json_int_t)j->id));
+    if (a && (v = table_snapshot (rt, &n, false))) {
+        for (int i = 0; i < n; i++)
+            json_array_append_new (a, json_integer ((json_int_t)v[i]->id));
+        snapshot_free (v, n);
+    }
     runtime_unlock ();
     return a;
 }
