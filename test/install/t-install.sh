@@ -31,6 +31,10 @@ unlike "$(readelf -d "$dest$JOBTAP_PLUGINDIR/$so" | grep NEEDED)" 'libslurm|jobt
 	"$so links none of them: sbatch, srun and salloc load it on submit hosts"
 test -e "$dest$JOBTAP_LIBDIR/libslurm-jobtap.so.0"
 ok $? "libslurm-jobtap.so.0 is installed in $JOBTAP_LIBDIR"
+out=$(bash "$(dirname "$0")/../unit/t-exports.sh" "$dest$JOBTAP_LIBDIR/libslurm-jobtap.so.0" \
+	"$(cd "$(dirname "$0")/../.." && pwd)" 2>&1)
+unlike "$out" "^not ok" "the installed library exports exactly the public headers' functions (t-exports.sh)" ||
+	diag "$out"
 test -e "$dest$JOBTAP_LIBDIR/slurm-jobtap/libslurm-jobtap-adapter.so"
 ok $? "the Slurm adapter library is installed in the private $JOBTAP_LIBDIR/slurm-jobtap"
 for h in core.h jobtap.h; do

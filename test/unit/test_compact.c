@@ -259,8 +259,119 @@ static void test_append (void)
     json_decref (large);
 }
 
+/* The text a job keeps reads back to an equal value, whatever it holds. */
+static void test_round_trips (void)
+{
+    const char *cases[] = {
+        "{\"version\":1,\"d\":3600.0,\"r\":0.1,\"e\":1e+300,\"neg\":-2.5}",
+        "{\"s\":\"quote \\\" back \\\\ nl \\n tab \\t ctl \\u0001 nul \\u0000 \u00e9\\u00e8\"}",
+        "{\"i\":[0,-1,9223372036854775807,-9223372036854775808],\"b\":[true,false,null]}",
+        "{\"nested\":{\"a\":[{\"b\":{}},[]],\"k\\\"ey\":\"\"}}",
+        "{\"\\nkey\":\"\\tstart\",\"end\\\"\":\"end\\\\\"}",
+        "[]",
+    };
+    for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+        json_error_t e;
+        json_t *o = json_loads (cases[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
+        char *text = compact_dumps (o);
+        json_t *back = text ? json_loads (text, JSON_DECODE_ANY
+                                                    | JSON_ALLOW_NUL, &e)
+                            : NULL;
+        ok (o && back && json_equal (o, back), "compact text round trip %zu: %s",
+            i, text ? text : "(null)");
+        free (text);
+        json_decref (o);
+        json_decref (back);
+    }
+    /* past the writer's stack buffer, escapes early and late */
+    char big[5000];
+    memset (big, 'x', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    big[3] = '"';
+    big[4500] = '\n';
+    json_t *o = json_pack ("[s,s]", big, big + 10);
+    char *text = compact_dumps (o);
+    json_t *back = text ? json_loads (text, JSON_DECODE_ANY, NULL) : NULL;
+    ok (o && back && json_equal (o, back),
+        "compact text round trip of 10 KB of strings with escapes");
+    free (text);
+    json_decref (o);
+    json_decref (back);
+
+    /* whole reals take a fast path; the text must be what %.17g gives */
+    const struct {
+        double v;
+        const char *text;
+    } reals[] = {
+        {3600.0, "3600.0"},   {-7200.0, "-7200.0"},
+        {0.0, "0.0"},         {-0.0, "-0.0"},
+        {1e14, "100000000000000.0"}, {1e15, "1000000000000000.0"},
+        {1e17, "1e+17"},      {0.5, "0.5"},
+    };
+    for (size_t i = 0; i < sizeof (reals) / sizeof (reals[0]); i++) {
+        json_t *r = json_real (reals[i].v);
+        char *t = compact_dumps (r);
+        is (t, reals[i].text, "real %s keeps a '.' or exponent (stays a real)",
+            reals[i].text);
+        free (t);
+        json_decref (r);
+    }
+}
+
+/* Subtrees shared between jobspecs are written once, then from memory:
+ * the same text, a reference held while remembered, none after. */
+static void test_memo_slots (void)
+{
+    json_t *res = json_pack ("[{s:s s:i}]", "type", "slot", "count", 1);
+    json_t *t1 = json_pack ("{s:O s:i}", "resources", res, "n", 1);
+    json_t *t2 = json_pack ("{s:i s:O}", "n", 2, "resources", res);
+    char *a = compact_dumps (t1);
+    ok (res->refcount == 4, "a shared subtree's text is remembered");
+    char *b = compact_dumps (t2);
+    is (a, "{\"resources\":[{\"type\":\"slot\",\"count\":1}],\"n\":1}",
+        "first jobspec with the shared subtree");
+    is (b, "{\"n\":2,\"resources\":[{\"type\":\"slot\",\"count\":1}]}",
+        "second one, written from memory");
+    free (a);
+    free (b);
+
+    /* more shared subtrees than remembered, one past the stack buffer */
+    char big[3000];
+    memset (big, 'y', sizeof (big) - 1);
+    big[sizeof (big) - 1] = '\0';
+    json_t *sub[6], *trees[6];
+    bool same = true;
+    for (int i = 0; i < 6; i++) {
+        sub[i] = json_pack ("{s:i s:s}", "i", i, "s", i == 2 ? big : "z");
+        trees[i] = json_pack ("{s:O s:{s:O}}", "a", sub[i], "b", "c", sub[i]);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < 6; i++) {
+            char *t = compact_dumps (trees[i]);
+            json_t *back = t ? json_loads (t, 0, NULL) : NULL;
+            same = same && back && json_equal (back, trees[i]);
+            json_decref (back);
+            free (t);
+        }
+    }
+    ok (same, "shared subtrees beyond the memory's slots and its buffer");
+    compact_memo_clear ();
+    bool released = res->refcount == 3;
+    for (int i = 0; i < 6; i++) {
+        released = released && sub[i]->refcount == 3;
+        json_decref (trees[i]);
+        json_decref (sub[i]);
+    }
+    ok (released, "cleared, it holds no reference");
+    json_decref (t1);
+    json_decref (t2);
+    json_decref (res);
+}
+
 int main (void)
 {
+    test_round_trips ();
+    test_memo_slots ();
     test_append ();
     test_scalars ();
     test_reals_stay_reals ();

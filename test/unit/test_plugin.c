@@ -8,7 +8,6 @@
 #include <flux/core.h>
 
 #include "host.h"
-#include "plugin_arg.h"
 #include "tap.h"
 #include "util.h"
 
@@ -313,98 +312,6 @@ static void test_args (void)
     flux_plugin_arg_destroy (b);
 }
 
-static int lazy_gets, lazy_frees;
-static json_t *lazy_get (void *arg)
-{
-    (void)arg;
-    lazy_gets++;
-    return json_pack ("{s:i}", "v", 7);
-}
-static void lazy_free (void *arg)
-{
-    (void)arg;
-    lazy_frees++;
-}
-
-static flux_plugin_arg_t *lazy_args (void)
-{
-    flux_plugin_arg_t *a = flux_plugin_arg_create ();
-    lazy_gets = lazy_frees = 0;
-    flux_plugin_arg_pack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:{s:i}}", "id", 1,
-                          "n", "jobspec", 2);
-    plugin_arg_set_lazy (a, "jobspec", lazy_get, lazy_free, NULL);
-    return a;
-}
-
-/* The runtime's lazy "jobspec": built only by readers that may want it. */
-static void test_lazy_args (void)
-{
-    flux_plugin_arg_t *a = lazy_args ();
-    int id = 0, v = 0, n = 0;
-    json_t *o = NULL;
-    char *s = NULL;
-
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:i}", "id", &id) == 0
-            && id == 1 && lazy_gets == 0,
-        "lazy: unpacking other keys builds nothing");
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s?o s:{s:i} *}",
-                                "other", &o, "n", "jobspec", &n) == 0
-            && n == 2 && lazy_gets == 0,
-        "lazy: an optional other key or a nested key of that name neither");
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:{s:i}}",
-                                "jobspec", "v", &v) == 0
-            && v == 7 && lazy_gets == 1 && lazy_frees == 1,
-        "lazy: a top-level read of the key builds it once");
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:o}", "jobspec", &o)
-                == 0
-            && lazy_gets == 1,
-        "lazy: ... and later reads find it");
-    flux_plugin_arg_destroy (a);
-
-    a = lazy_args ();
-    v = 0;
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s?{s:i}}",
-                                "jobspec", "v", &v) == 0 && v == 7,
-        "lazy: an optional read of the key builds it");
-    flux_plugin_arg_destroy (a);
-
-    a = lazy_args ();
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "o", &o) == 0
-            && json_object_get (o, "jobspec") && lazy_gets == 1,
-        "lazy: unpacking the whole object builds it");
-    flux_plugin_arg_destroy (a);
-
-    a = lazy_args ();
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:o !}", "id",
-                                &id, "n", &o) < 0 && lazy_gets == 1,
-        "lazy: a strict format builds it (and fails as it would have)");
-    flux_plugin_arg_destroy (a);
-
-    a = lazy_args ();
-    ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:s%}", "id", &id,
-                                "n", &s, &n) < 0 && lazy_gets == 0,
-        "lazy: s%% consumes two arguments");
-    ok (flux_plugin_arg_get (a, FLUX_PLUGIN_ARG_IN, &s) == 0
-            && strstr (s, "\"jobspec\":{\"v\":7}") && lazy_gets == 1,
-        "lazy: arg_get builds it");
-    free (s);
-    flux_plugin_arg_destroy (a);
-
-    a = lazy_args ();
-    flux_plugin_arg_destroy (a);
-    ok (lazy_gets == 0 && lazy_frees == 1,
-        "lazy: destroyed unread: never built, released once");
-
-    a = lazy_args ();
-    flux_plugin_arg_set (a, FLUX_PLUGIN_ARG_IN | FLUX_PLUGIN_ARG_REPLACE, "{}");
-    ok (lazy_gets == 0 && lazy_frees == 1
-            && flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s?o}",
-                                       "jobspec", &o) == 0
-            && lazy_gets == 0,
-        "lazy: replacing IN drops it");
-    flux_plugin_arg_destroy (a);
-}
-
 static void test_dso (void)
 {
     flux_plugin_t *p = flux_plugin_create ();
@@ -444,155 +351,6 @@ static void test_dso (void)
     flux_plugin_destroy (p);
 }
 
-/* What one unpack writes; compared byte for byte. */
-struct targets {
-    int i;
-    json_int_t I;
-    double f;
-    const char *s;
-    size_t z;
-    json_t *o;
-};
-
-static void targets_init (struct targets *t)
-{
-    memset (t, 0, sizeof (*t));
-    t->i = -7;
-    t->I = -7;
-    t->f = -7.5;
-    t->s = "unset";
-    t->z = 7;
-}
-
-/* flux_plugin_arg_unpack of IN answers, writes and fails as jansson's
- * json_unpack does on the same object, both for the formats it unpacks
- * itself and for those it leaves to jansson. */
-#define SAME_AS_JANSSON(fmt, ...)                                            \
-    do {                                                                     \
-        struct targets A, B, *T = &A;                                        \
-        json_error_t e;                                                      \
-        int ra, rb;                                                          \
-        targets_init (&A);                                                   \
-        targets_init (&B);                                                   \
-        ra = flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, fmt,          \
-                                     __VA_ARGS__);                           \
-        T = &B;                                                              \
-        (void)T;                                                             \
-        rb = json_unpack_ex (doc, &e, 0, fmt, __VA_ARGS__);                  \
-        ok (ra == rb && !memcmp (&A, &B, sizeof (A))                         \
-                && (ra == 0                                                  \
-                    || strstr (flux_plugin_arg_strerror (args), e.text)),    \
-            "doc %d: %s: rc %d, as jansson", d, fmt, ra);                    \
-        if (A.o && strchr (fmt, 'O')) {                                      \
-            json_decref (A.o);                                               \
-            json_decref (B.o);                                               \
-        }                                                                    \
-    } while (0)
-
-static void test_unpack_like_jansson (void)
-{
-    static const char *docs[] = {
-        "{\"a\":1,\"b\":\"x\",\"c\":2.5,\"d\":true,\"e\":null,"
-        "\"f\":{\"g\":{\"h\":3}},\"i\":[1]}",
-        "{}",
-        "{\"a\":\"1\",\"b\":2,\"c\":\"x\",\"d\":0,\"e\":1,\"f\":5}",
-        "{\"f\":{\"g\":null}}",
-        "{\"f\":{\"g\":{\"h\":2.5}}}",
-    };
-    for (int d = 0; d < (int)(sizeof (docs) / sizeof (docs[0])); d++) {
-        json_t *doc = json_loads (docs[d], 0, NULL);
-        flux_plugin_arg_t *args = plugin_arg_create_with (json_incref (doc),
-                                                          NULL);
-        SAME_AS_JANSSON ("{s:i}", "a", &T->i);
-        SAME_AS_JANSSON ("{s?i}", "zz", &T->i);
-        SAME_AS_JANSSON ("{s:i}", "zz", &T->i);
-        SAME_AS_JANSSON ("{s:I s:s}", "a", &T->I, "b", &T->s);
-        SAME_AS_JANSSON ("{s:F}", "a", &T->f);
-        SAME_AS_JANSSON ("{s:f}", "a", &T->f);
-        SAME_AS_JANSSON ("{s:F}", "c", &T->f);
-        SAME_AS_JANSSON ("{s:f}", "c", &T->f);
-        SAME_AS_JANSSON ("{s:b}", "d", &T->i);
-        SAME_AS_JANSSON ("{s:n}", "e", NULL);
-        SAME_AS_JANSSON ("{s?n}", "e", NULL);
-        SAME_AS_JANSSON ("{s:o}", "f", &T->o);
-        SAME_AS_JANSSON ("{s?o}", "zz", &T->o);
-        SAME_AS_JANSSON ("{s:O}", "f", &T->o);
-        SAME_AS_JANSSON ("{s:{s:{s:i}}}", "f", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s?{s?{s?i}}}", "f", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s?{s?{s?F}}}", "f", "g", "h", &T->f);
-        SAME_AS_JANSSON ("{s?{s?{s?i}}}", "zz", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s:{s:{s:i}}}", "zz", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s:s}", "a", &T->s);
-        SAME_AS_JANSSON ("{s?s}", "e", &T->s);
-        SAME_AS_JANSSON ("{s?i}", "e", &T->i);
-        SAME_AS_JANSSON ("{s:i s:s s?F}", "a", &T->i, "b", &T->s, "c",
-                         &T->f);
-        SAME_AS_JANSSON ("{s:i, s:s}", "a", &T->i, "b", &T->s);
-        SAME_AS_JANSSON ("{s:[i]}", "i", &T->i);
-        SAME_AS_JANSSON ("{s:i !}", "a", &T->i);
-        SAME_AS_JANSSON ("{s:i *}", "a", &T->i);
-        SAME_AS_JANSSON ("{s:i} x", "a", &T->i);
-        SAME_AS_JANSSON ("{s:s%}", "b", &T->s, &T->z);
-        SAME_AS_JANSSON ("{s:i", "a", &T->i);
-        SAME_AS_JANSSON ("o", &T->o);
-        SAME_AS_JANSSON ("i", &T->i);
-        flux_plugin_arg_destroy (args);
-        json_decref (doc);
-    }
-}
-
-/* flux_plugin_arg_pack stores what json_pack makes of the same format
- * and arguments, and fails with its error, both for the formats it packs
- * itself and for those it leaves to jansson. */
-#define PACK_AS_JANSSON(fmt, ...)                                            \
-    do {                                                                     \
-        flux_plugin_arg_t *a = flux_plugin_arg_create ();                    \
-        json_t *ours = NULL, *theirs;                                        \
-        json_error_t e;                                                      \
-        int ra = flux_plugin_arg_pack (a, FLUX_PLUGIN_ARG_IN, fmt,           \
-                                       __VA_ARGS__);                         \
-        theirs = json_pack_ex (&e, 0, fmt, __VA_ARGS__);                     \
-        if (ra == 0)                                                         \
-            (void)flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "o", &ours); \
-        ok ((ra == 0) == (theirs != NULL)                                    \
-                && (ra == 0 ? json_equal (ours, theirs)                      \
-                            : strstr (flux_plugin_arg_strerror (a), e.text)  \
-                                  != NULL),                                  \
-            "pack %s: rc %d, as jansson", fmt, ra);                          \
-        json_decref (theirs);                                                \
-        flux_plugin_arg_destroy (a);                                         \
-    } while (0)
-
-static void test_pack_like_jansson (void)
-{
-    json_t *obj = json_pack ("{s:[i]}", "x", 1);
-
-    PACK_AS_JANSSON ("{s:s}", "attributes.system.queue", "batch");
-    PACK_AS_JANSSON ("{s:i s:I s:b s:f s:n}", "i", -3, "I",
-                     (json_int_t)1 << 40, "b", 2, "f", 2.5, "n");
-    PACK_AS_JANSSON ("{s:{s:{s:s}} s:i}", "a", "b", "c", "d", "e", 1);
-    PACK_AS_JANSSON ("{s:i, s:s}", "a", 1, "b", "x");
-    PACK_AS_JANSSON ("{ s : i }", "a", 1);
-    PACK_AS_JANSSON ("{}", NULL);
-    PACK_AS_JANSSON ("{s:O}", "o", obj);
-    PACK_AS_JANSSON ("{s:o}", "o", json_integer (7));
-    PACK_AS_JANSSON ("{s:s?}", "a", NULL);
-    PACK_AS_JANSSON ("{s:[i s]}", "a", 1, "x");
-    /* errors */
-    PACK_AS_JANSSON ("{s:s}", "a", NULL);
-    PACK_AS_JANSSON ("{s:O}", "a", NULL);
-    PACK_AS_JANSSON ("{s:i}", NULL, 1);
-    PACK_AS_JANSSON ("{s:s}", "a", "\xff");
-    PACK_AS_JANSSON ("{s:i}", "\xff", 1);
-    PACK_AS_JANSSON ("{s:f}", "a", NAN);
-    PACK_AS_JANSSON ("{s:i", "a", 1);
-    PACK_AS_JANSSON ("{s:i} x", "a", 1);
-    PACK_AS_JANSSON ("{s:i s}", "a", 1, "b");
-    PACK_AS_JANSSON ("{i:i}", 1, 1);
-    ok (obj->refcount == 1, "pack: 'O' references all given back");
-    json_decref (obj);
-}
-
 int main (void)
 {
     test_basics ();
@@ -600,9 +358,6 @@ int main (void)
     test_aux ();
     test_conf ();
     test_args ();
-    test_lazy_args ();
-    test_unpack_like_jansson ();
-    test_pack_like_jansson ();
     test_dso ();
     done_testing ();
 }
