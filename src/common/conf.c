@@ -190,7 +190,9 @@ static json_t *config_read (const char *path,
         *policy = policy_create (config, NULL, 0, err);
         return config;
     }
-    if (!(config = toml_file_to_json (path, lines, &table_lines, err)))
+    if (!(config = toml_file_to_json (path, lines, &table_lines,
+                                      err ? err->text : NULL,
+                                      err ? sizeof (err->text) : 0)))
         return NULL;
     *policy = config_policy (path, config, table_lines, err);
     json_decref (table_lines);

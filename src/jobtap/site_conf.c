@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <jansson.h>
 
 #include "control_munge.h"
 #include "site_conf.h"
+#include "toml.h"
 
 #define DEFAULT_SLURM_CONF "/etc/slurm/slurm.conf"
 #define DEFAULT_STATE_SAVE "/var/spool/slurmctld"
@@ -27,60 +29,32 @@ static void trim_end (char *s)
         s[--n] = '\0';
 }
 
-/* A TOML basic or literal string at s: a new string, or NULL. */
-static char *toml_string (const char *s)
+/* [slurm-jobtap] key of the jobtap.conf at path, read as slurmctld reads
+ * it (toml.h): a new reference, or NULL if the file, its TOML or the key
+ * is not there. */
+static json_t *jobtap_setting (const char *path, const char *key)
 {
-    char quote = *s++;
-    char *out, *o;
+    char error[256];
+    json_t *conf = toml_file_to_json (path, NULL, NULL, error, sizeof (error));
+    json_t *v = json_incref (
+        json_object_get (json_object_get (conf, "slurm-jobtap"), key));
 
-    if (quote != '"' && quote != '\'')
-        return NULL;
-    if (!(out = o = malloc (strlen (s) + 1)))
-        return NULL;
-    for (; *s && *s != quote; s++) {
-        if (quote == '"' && *s == '\\' && s[1])
-            s++; /* \" and \\ are the escapes a path may need */
-        *o++ = *s;
-    }
-    *o = '\0';
-    if (*s != quote) {
-        free (out);
-        return NULL;
-    }
-    return out;
+    json_decref (conf);
+    return v;
 }
 
 char *site_conf_jobtap_value (const char *path, const char *key)
 {
-    FILE *f = fopen (path, "r");
-    char line[4096];
-    bool in_table = false;
+    json_t *v = jobtap_setting (path, key);
     char *value = NULL;
-    size_t keylen = strlen (key);
 
-    if (!f)
-        return NULL;
-    while (!value && fgets (line, sizeof (line), f)) {
-        char *s = skip_space (line);
-        trim_end (s);
-        if (*s == '[') {
-            in_table = !strcmp (s, "[slurm-jobtap]");
-            continue;
-        }
-        if (!in_table || strncmp (s, key, keylen) != 0)
-            continue;
-        s = skip_space (s + keylen);
-        if (*s++ != '=')
-            continue;
-        s = skip_space (s);
-        if (*s == '"' || *s == '\'')
-            value = toml_string (s);
-        else if (*s) { /* a number: up to a comment */
-            s[strcspn (s, " \t#")] = '\0';
-            value = strdup (s);
-        }
-    }
-    fclose (f);
+    if (json_is_string (v))
+        value = strdup (json_string_value (v));
+    else if (json_is_integer (v)
+             && asprintf (&value, "%lld", (long long)json_integer_value (v))
+                    < 0)
+        value = NULL;
+    json_decref (v);
     return value;
 }
 
@@ -159,15 +133,14 @@ char *site_conf_socket_path (const char *option)
 int site_conf_control_port (void)
 {
     char *jobtap_conf = jobtap_conf_path ();
-    char *value = jobtap_conf ? site_conf_jobtap_value (jobtap_conf,
-                                                        "control-port")
-                              : NULL;
-    char *end;
-    long port = value ? strtol (value, &end, 10) : 0;
+    json_t *v = jobtap_conf ? jobtap_setting (jobtap_conf, "control-port")
+                            : NULL;
+    json_int_t port = json_is_integer (v) ? json_integer_value (v) : 0;
 
-    if (!value || *end || port <= 0 || port > 65535)
+    /* an integer, as slurmctld takes it */
+    if (port <= 0 || port > 65535)
         port = 0;
-    free (value);
+    json_decref (v);
     free (jobtap_conf);
     return (int)port;
 }

@@ -3,9 +3,8 @@
  * it, to find slurmctld's control endpoint as the adapter
  * (src/slurm_adapter/conf.c, control.c) sets it up.
  *
- * The readers are minimal on purpose (no TOML library in the command):
- * a jobtap.conf value must be on one line (a basic or literal string, or
- * a number), and slurm.conf's Include lines are not followed. Called by
+ * jobtap.conf is read as slurmctld reads it (toml.h); slurm.conf's
+ * reader is minimal (its Include lines are not followed). Called by
  * jobtap.c. */
 #ifndef SLURM_JOBTAP_CLI_SITE_CONF_H
 #define SLURM_JOBTAP_CLI_SITE_CONF_H
@@ -24,8 +23,8 @@ int site_conf_control_port (void);
 char *site_conf_munge_socket (void);
 
 /* The value of 'key' in the [slurm-jobtap] table of the jobtap.conf at
- * 'path' (a string unquoted; a number as written): a new string, or NULL
- * if the file or the key is absent. */
+ * 'path' (a string, or an integer as text): a new string, or NULL if the
+ * file, its TOML or the key is not there. */
 char *site_conf_jobtap_value (const char *path, const char *key);
 
 /* The value of 'key' (case-insensitive, the last one counts) in the

@@ -76,7 +76,19 @@ int main (void)
     write_file (jobtap_conf, "[slurm-jobtap]\ncontrol-port = 99999\n");
     isint (site_conf_control_port (), 0, "a control-port out of range: none");
     write_file (jobtap_conf, "[slurm-jobtap]\ncontrol-port = \"6825\"\n");
-    isint (site_conf_control_port (), 6825, "a quoted port is read too");
+    isint (site_conf_control_port (), 0,
+           "a quoted port is no port, as slurmctld reads it");
+    write_file (jobtap_conf, "[slurm-jobtap]\ncontrol-socket = \"/a.sock\"\n"
+                             "[slurm-jobtap.nested]\nx = 1\n"
+                             "[other]\ncontrol-socket = \"/b.sock\"\n");
+    is_new (site_conf_jobtap_value (jobtap_conf, "control-socket"), "/a.sock",
+            "a table after [slurm-jobtap] does not take its keys");
+    write_file (jobtap_conf, "[slurm-jobtap]\ncontrol-socket = \"/a.sock\n");
+    is_new (site_conf_jobtap_value (jobtap_conf, "control-socket"), "(null)",
+            "a jobtap.conf that is no TOML has no setting (slurmctld refuses "
+            "it too)");
+    write_file (jobtap_conf, "slurm-jobtap.control-port = 7000\n");
+    isint (site_conf_control_port (), 7000, "a dotted key is read as TOML");
     write_file (slurm_conf, "AuthInfo=ttl=60\n");
     is_new (site_conf_munge_socket (), "(null)",
             "AuthInfo without socket=: munge's default");

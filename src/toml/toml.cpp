@@ -1,4 +1,5 @@
-// TOML -> jansson, the one C++ file of the runtime (toml++ is C++17).
+// TOML -> jansson (toml.h), the project's one C++ file (toml++ is C++17).
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -6,8 +7,6 @@
 
 #include <toml++/toml.h>
 
-#include "host.h"
-#include "log.h"
 #include "toml.h"
 
 static json_t *convert (const toml::node &node);
@@ -70,7 +69,8 @@ static void record_lines (const toml::table &t,
 extern "C" json_t *toml_file_to_json (const char *path,
                                       json_t **lines,
                                       json_t **table_lines,
-                                      jobtap_host_error_t *err)
+                                      char *error,
+                                      size_t error_len)
 {
     toml::table tbl;
     try {
@@ -79,21 +79,25 @@ extern "C" json_t *toml_file_to_json (const char *path,
     catch (const toml::parse_error &e) {
         const auto &src = e.source ();
         if (src.begin.line > 0)
-            errprintf (err,
-                       "%s:%u:%u: %s",
-                           path,
-                           (unsigned)src.begin.line,
-                           (unsigned)src.begin.column,
-                           std::string (e.description ()).c_str ());
+            snprintf (error,
+                      error_len,
+                      "%s:%u:%u: %s",
+                      path,
+                      (unsigned)src.begin.line,
+                      (unsigned)src.begin.column,
+                      std::string (e.description ()).c_str ());
         else
-            errprintf (err,
-                       "%s: %s",
-                           path,
-                           std::string (e.description ()).c_str ());
+            snprintf (error,
+                      error_len,
+                      "%s: %s",
+                      path,
+                      std::string (e.description ()).c_str ());
+        errno = EINVAL;
         return nullptr;
     }
     catch (const std::exception &e) {
-        errprintf (err, "%s: %s", path, e.what ());
+        snprintf (error, error_len, "%s: %s", path, e.what ());
+        errno = EINVAL;
         return nullptr;
     }
     json_t *o = convert_table (tbl);
