@@ -2,7 +2,7 @@
  * end, and what the scheduler tells it of jobs (run, finish, inactive,
  * purge, urgency) and asks of it (state, priority, info, plugins,
  * services).  Submission, restore, update and config have modules of
- * their own (submit.c, restore.c, update.c, conf.c).  Each entry point
+ * their own (submit.c, restore.c, update.c, jobtap_conf.c).  Each entry point
  * takes the runtime lock; a caller holding slurmctld locks took them
  * first. */
 #include <dlfcn.h>
@@ -18,7 +18,7 @@
 #include <flux/jobtap.h>
 
 #include "compact.h"
-#include "conf.h"
+#include "jobtap_conf.h"
 #include "dispatch.h"
 #include "event.h"
 #include "flux_handle.h"

@@ -2,7 +2,7 @@
  * policies (through the Lua host plugin), each given the instance config
  * (conf.update) and then the jobs that already exist (job.create, job.new
  * and DEPEND's callbacks on it alone, then a reprioritize).  Called by
- * conf.c, host.c and restore.c; calls jtplugin.c, event.c, priority.c,
+ * jobtap_conf.c, host.c and restore.c; calls jtplugin.c, event.c, priority.c,
  * dispatch.c, job.c and reactor.c (a removed plugin's timers). */
 #ifndef JOBTAP_PLUGINS_H
 #define JOBTAP_PLUGINS_H

@@ -56,7 +56,7 @@ static int fail (char *where,
     return -1;
 }
 
-/* Where the checks report: the table named in the message, for conf.c's
+/* Where the checks report: the table named in the message, for jobtap_conf.c's
  * line lookup. */
 struct check {
     char *where;

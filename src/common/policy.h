@@ -2,7 +2,7 @@
  * flux-config-queues(5)): checked as flux-core checks them, with its
  * wording, and read into each queue's effective limits and jobspec
  * defaults (a virtual queue's own over its parent's, over the general
- * table).  Used by the limit builtins (their conf.update), by conf.c (a
+ * table).  Used by the limit builtins (their conf.update), by jobtap_conf.c (a
  * bad table refuses the config) and by the host's defaults.  A leaf above
  * fsd: no runtime, no lock. */
 #ifndef JOBTAP_POLICY_H

@@ -42,22 +42,22 @@ struct runtime {
     int stack_len, stack_cap;
     struct topic_answer topic_cache[TOPIC_CACHE]; /* dispatch.c */
 
-    char *config_path;             /* conf.c */
+    char *config_path;             /* jobtap_conf.c */
     json_t *config;                /* whole instance config */
-    bool keep_eventlog;            /* conf.c: ops' or keep-eventlog */
+    bool keep_eventlog;            /* jobtap_conf.c: ops' or keep-eventlog */
     json_t *plugins_conf;          /* [job-manager] plugins as loaded */
-    struct policy *policy;         /* conf.c: [policy] and [queues] */
+    struct policy *policy;         /* jobtap_conf.c: [policy] and [queues] */
     bool configured;
-    double config_loaded_at;       /* conf.c: when config took effect */
-    double reload_at;              /* conf.c: the last reload, 0 if none */
-    char *reload_error;            /* conf.c: why it was refused, or NULL */
+    double config_loaded_at;       /* jobtap_conf.c: when config took effect */
+    double reload_at;              /* jobtap_conf.c: the last reload, 0 if none */
+    char *reload_error;            /* jobtap_conf.c: why it was refused, or NULL */
     struct store *store;           /* store.c: NULL unless the host opened it */
     bool in_pass;                  /* priority.c: reprioritize_all runs */
     struct pass_args pass_args;    /* dispatch.c: a pass's reused args */
 };
 
 /* The process's runtime.  Only the host API's entry points (host.c,
- * conf.c, submit.c, restore.c, update.c) call this; everything below
+ * jobtap_conf.c, submit.c, restore.c, update.c) call this; everything below
  * them is handed the runtime. */
 struct runtime *host_runtime (void);
 

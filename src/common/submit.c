@@ -2,7 +2,7 @@
  * job.validate, dependency schemes; rejections with the plugin's message)
  * to jobtap_host_job_new, which binds it to the scheduler's id and gives
  * it job.new; unbound submissions expire.  Host API entry points; calls
- * event.c, dispatch.c, job.c, spec.c and conf.c. */
+ * event.c, dispatch.c, job.c, spec.c and jobtap_conf.c. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
-#include "conf.h"
+#include "jobtap_conf.h"
 #include "dispatch.h"
 #include "event.h"
 #include "host.h"

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <flux/core.h>
 
-#include "conf.h"
+#include "jobtap_conf.h"
 #include "host.h"
 #include "jtplugin.h"
 #include "log.h"

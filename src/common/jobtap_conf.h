@@ -2,8 +2,8 @@
  * jobtap_host_load_config, _reload and _settings (host.h); this header
  * gives the other modules the [slurm-jobtap] settings.  Calls plugins.c,
  * toml.cpp and log.c. */
-#ifndef JOBTAP_CONF_H
-#define JOBTAP_CONF_H
+#ifndef JOBTAP_JOBTAP_CONF_H
+#define JOBTAP_JOBTAP_CONF_H
 
 #include <jansson.h>
 
