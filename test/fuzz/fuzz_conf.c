@@ -1,5 +1,5 @@
-/* libFuzzer harness: jobtap.conf load and reload (src/common/conf.c,
- * toml.cpp).
+/* libFuzzer harness: jobtap.conf load and reload (src/common/jobtap_conf.c,
+ * policy.c, src/toml/toml.cpp).
  *
  * The input is a config, then a NUL byte and the config a reload finds
  * (the same one when there is no NUL).  Each input gets a fresh runtime:
