@@ -21,6 +21,7 @@ struct buf {
     char *data;
     size_t len, cap;
     int failed;
+    struct compact_memo *memo; /* NULL: write every subtree */
     char stack[2048];
 };
 
@@ -155,81 +156,72 @@ static void put_real (struct buf *b, double v)
         put (b, ".0", 2);
 }
 
-/* Containers shared between jobspecs (the resources and task count that
- * jobs of one shape share: src/slurm_adapter/jobspec.c) are written once
- * and their text reused: a fifth of a jobspec's writing.  Each entry
- * holds a reference, so its address cannot come back as another tree
- * while the entry lives, and the tree stays as written: the runtime
- * changes only objects nobody else holds (spec.c, own_object).  The
- * caller serialises (the runtime lock). */
-#define MEMO_SLOTS 4
-static struct memo {
-    json_t *o;
-    char *text;
-    size_t len;
-} memo[MEMO_SLOTS];
-static unsigned memo_next;
-
+/* Shared subtrees are remembered in the memo (compact.h says why). */
 static bool shared (json_t *o)
 {
     return (json_is_object (o) || json_is_array (o)) && o->refcount > 1;
 }
 
-static const struct memo *memo_find (json_t *o)
+static const struct compact_memo_slot *memo_find (struct compact_memo *m,
+                                                  json_t *o)
 {
-    for (int i = 0; i < MEMO_SLOTS; i++) {
-        if (memo[i].o == o)
-            return &memo[i];
+    for (int i = 0; i < COMPACT_MEMO_SLOTS; i++) {
+        if (m->slot[i].o == o)
+            return &m->slot[i];
     }
     return NULL;
 }
 
-static void memo_drop (struct memo *m)
+static void memo_drop (struct compact_memo_slot *s)
 {
-    json_decref (m->o);
-    free (m->text);
-    memset (m, 0, sizeof (*m));
+    json_decref (s->o);
+    free (s->text);
+    memset (s, 0, sizeof (*s));
 }
 
-static void memo_add (json_t *o, const char *text, size_t len)
+static void memo_add (struct compact_memo *m,
+                      json_t *o,
+                      const char *text,
+                      size_t len)
 {
-    struct memo *m = &memo[memo_next++ % MEMO_SLOTS];
+    struct compact_memo_slot *s = &m->slot[m->next++ % COMPACT_MEMO_SLOTS];
     char *copy = malloc (len);
 
     if (!copy)
         return;
-    memo_drop (m);
+    memo_drop (s);
     memcpy (copy, text, len);
-    m->o = json_incref (o);
-    m->text = copy;
-    m->len = len;
+    s->o = json_incref (o);
+    s->text = copy;
+    s->len = len;
 }
 
-void compact_memo_clear (void)
+void compact_memo_clear (struct compact_memo *m)
 {
-    for (int i = 0; i < MEMO_SLOTS; i++)
-        memo_drop (&memo[i]);
+    for (int i = 0; i < COMPACT_MEMO_SLOTS; i++)
+        memo_drop (&m->slot[i]);
 }
 
 static void put_value_direct (struct buf *b, json_t *o, int depth);
 
 static void put_value (struct buf *b, json_t *o, int depth)
 {
-    const struct memo *m;
+    const struct compact_memo_slot *s;
     size_t start;
 
-    if (depth == 0 || !shared (o)) { /* a root is its job's own */
+    /* a root is its job's own */
+    if (depth == 0 || !b->memo || !shared (o)) {
         put_value_direct (b, o, depth);
         return;
     }
-    if ((m = memo_find (o))) {
-        put (b, m->text, m->len);
+    if ((s = memo_find (b->memo, o))) {
+        put (b, s->text, s->len);
         return;
     }
     start = b->len;
     put_value_direct (b, o, depth);
     if (!b->failed)
-        memo_add (o, b->data + start, b->len - start);
+        memo_add (b->memo, o, b->data + start, b->len - start);
 }
 
 static void put_value_direct (struct buf *b, json_t *o, int depth)
@@ -292,7 +284,11 @@ static void put_value_direct (struct buf *b, json_t *o, int depth)
     }
 }
 
-int compact_append (json_t *o, char **data, size_t *len, size_t *cap)
+int compact_append (struct compact_memo *memo,
+                    json_t *o,
+                    char **data,
+                    size_t *len,
+                    size_t *cap)
 {
     struct buf b;
 
@@ -308,6 +304,7 @@ int compact_append (json_t *o, char **data, size_t *len, size_t *cap)
     }
     b.len = *len;
     b.failed = 0;
+    b.memo = memo;
     put_value (&b, o, 0);
     if (b.data == b.stack && !b.failed) {
         char *p = malloc (b.len + 1);
@@ -333,7 +330,7 @@ int compact_append (json_t *o, char **data, size_t *len, size_t *cap)
     return 0;
 }
 
-char *compact_dumps (json_t *o)
+char *compact_dumps (struct compact_memo *memo, json_t *o)
 {
     struct buf b;
     char *text = NULL;
@@ -344,6 +341,7 @@ char *compact_dumps (json_t *o)
     b.len = 0;
     b.cap = sizeof (b.stack);
     b.failed = 0;
+    b.memo = memo;
     put_value (&b, o, 0);
     if (!b.failed && (text = malloc (b.len + 1))) {
         memcpy (text, b.data, b.len);

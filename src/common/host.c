@@ -94,7 +94,7 @@ void jobtap_host_fini (void)
         jobs_free_all (rt);
         store_close (rt); /* what was recorded is written */
         reactor = reactor_detach (rt); /* after the destructors above */
-        compact_memo_clear ();
+        compact_memo_clear (&rt->compact_memo);
         jobtap_json_pool_log_stats ();
         flux_handle_destroy (rt->h);
         conf_release (rt);

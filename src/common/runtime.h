@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+#include "compact.h"
 #include "dispatch.h"
 #include "host.h"
 #include "job.h"
@@ -35,6 +36,7 @@ struct runtime {
     struct job_fifo fifo[NFIFO];   /* job.c, submit.c, spec.c */
     struct job *spec_hot[SPEC_HOT]; /* spec.c: jobs whose tree is kept */
     int spec_hot_next;
+    struct compact_memo compact_memo; /* spec.c, store.c: shared subtrees */
     uint64_t next_token;           /* submit.c: provisional ids */
     json_t *inactive_order;        /* host.c: inactive ids, oldest first */
 

@@ -28,7 +28,7 @@ static void spec_compact (struct job *job)
     if (!job->jobspec)
         return;
     if (!job->jobspec_text)
-        job->jobspec_text = compact_dumps (job->jobspec);
+        job->jobspec_text = compact_dumps (&job->rt->compact_memo, job->jobspec);
     if (job->jobspec_text) { /* else out of memory: keep the tree */
         json_decref (job->jobspec);
         job->jobspec = NULL;

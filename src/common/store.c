@@ -101,7 +101,9 @@ static char *put_string_at (char *p, const char *s, size_t len)
 
 /* One entry, {"timestamp":T,"name":N,"context":C}, its head written in
  * place and the context appended by the compact writer. */
-static void put_entry (struct strbuf *b, const struct event *ev)
+static void put_entry (struct strbuf *b,
+                       struct compact_memo *memo,
+                       const struct event *ev)
 {
     static const char ts[] = "{\"timestamp\":", nm[] = ",\"name\":",
                       cx[] = ",\"context\":";
@@ -121,7 +123,8 @@ static void put_entry (struct strbuf *b, const struct event *ev)
     }
     strbuf_wrote (b, (size_t)(p - start));
     if (ev->context
-        && compact_append (ev->context, &b->data, &b->len, &b->cap) < 0) {
+        && compact_append (memo, ev->context, &b->data, &b->len, &b->cap)
+               < 0) {
         /* out of memory: the entry without its context */
         b->len -= sizeof (cx) - 1;
         b->data[b->len] = '\0';
@@ -172,7 +175,7 @@ void store_record_event (struct job *job, struct event *ev)
         b = job->store_pending;
         if (b->len)
             strbuf_put (b, ",", 1);
-        put_entry (b, ev);
+        put_entry (b, &job->rt->compact_memo, ev);
         return;
     }
     b = &s->buf;
@@ -194,7 +197,7 @@ void store_record_event (struct job *job, struct event *ev)
     }
     else
         line_begin (b, job->id, ",\"e\":[");
-    put_entry (b, ev);
+    put_entry (b, &job->rt->compact_memo, ev);
     strbuf_puts (b, "]}\n");
 }
 

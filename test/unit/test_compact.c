@@ -12,10 +12,13 @@
 #include "host.h"
 #include "tap.h"
 
+/* the memo the runtime holds, here the test's */
+static struct compact_memo memo;
+
 /* compact_dumps(o) is 'want' (if not NULL) and loads back equal to o. */
 static void check (json_t *o, const char *want, const char *what)
 {
-    char *text = compact_dumps (o);
+    char *text = compact_dumps (&memo, o);
     json_error_t err;
     json_t *back = text ? json_loads (text, JSON_DECODE_ANY | JSON_ALLOW_NUL,
                                       &err)
@@ -74,14 +77,14 @@ static void test_scalars (void)
     o = json_null ();
     check (o, "null", "null");
 
-    ok (compact_dumps (NULL) == NULL, "compact_dumps (NULL) is NULL");
+    ok (compact_dumps (&memo, NULL) == NULL, "compact_dumps (&memo, NULL) is NULL");
 }
 
 static void test_reals_stay_reals (void)
 {
     json_t *o = json_pack ("{s:f s:f s:f s:I}", "a", 1.0, "b", 1e20, "c",
                            -0.0, "d", (json_int_t)1);
-    char *text = compact_dumps (o);
+    char *text = compact_dumps (&memo, o);
     json_t *back = json_loads (text, 0, NULL);
     const char *k;
     json_t *v;
@@ -164,7 +167,7 @@ static void test_containers (void)
     deep = json_array ();
     for (int i = 0; i < 300; i++)
         deep = json_pack ("[o]", deep);
-    ok (compact_dumps (deep) == NULL, "300 nested arrays are refused");
+    ok (compact_dumps (&memo, deep) == NULL, "300 nested arrays are refused");
     json_decref (deep);
 }
 
@@ -176,10 +179,10 @@ static void test_memo (void)
     char *text;
 
     isint (shared->refcount, 3, "the subtree is shared by two jobspecs");
-    text = compact_dumps (shared);
+    text = compact_dumps (&memo, shared);
     isint (shared->refcount, 3, "a shared root is not remembered");
     free (text);
-    text = compact_dumps (a);
+    text = compact_dumps (&memo, a);
     is (text, "{\"resources\":{\"nnodes\":2,\"slots\":[1,4]},\"id\":1}",
         "the first jobspec's text");
     free (text);
@@ -188,29 +191,29 @@ static void test_memo (void)
     /* the memo's contract: shared subtrees are not changed while
      * remembered; changing one shows the remembered text is reused */
     json_object_set_new (shared, "nnodes", json_integer (9));
-    text = compact_dumps (b);
+    text = compact_dumps (&memo, b);
     is (text, "{\"id\":2,\"resources\":{\"nnodes\":2,\"slots\":[1,4]}}",
         "the second jobspec reuses the remembered text");
     free (text);
-    compact_memo_clear ();
+    compact_memo_clear (&memo);
     isint (shared->refcount, 3, "compact_memo_clear lets go of it");
-    text = compact_dumps (b);
+    text = compact_dumps (&memo, b);
     is (text, "{\"id\":2,\"resources\":{\"nnodes\":9,\"slots\":[1,4]}}",
         "after clearing, the subtree is written again");
     free (text);
-    compact_memo_clear ();
+    compact_memo_clear (&memo);
 
     json_t *s[5], *all = json_array ();
     for (int i = 0; i < 5; i++) {
         s[i] = json_pack ("[i]", i);
         json_array_append (all, s[i]);
     }
-    text = compact_dumps (all);
+    text = compact_dumps (&memo, all);
     is (text, "[[0],[1],[2],[3],[4]]", "five shared arrays");
     free (text);
     ok (s[0]->refcount == 2 && s[1]->refcount == 3 && s[4]->refcount == 3,
         "the memo keeps the last four (the oldest is let go)");
-    compact_memo_clear ();
+    compact_memo_clear (&memo);
     ok (s[1]->refcount == 2 && s[4]->refcount == 2,
         "compact_memo_clear lets go of all");
     for (int i = 0; i < 5; i++)
@@ -230,26 +233,26 @@ static void test_append (void)
     memset (big, 'y', sizeof (big) - 1);
     big[sizeof (big) - 1] = '\0';
     json_t *large = json_pack ("{s:s}", "big", big);
-    char *want_small = compact_dumps (small), *want_large = compact_dumps (large);
+    char *want_small = compact_dumps (&memo, small), *want_large = compact_dumps (&memo, large);
     char *data = NULL;
     size_t len = 0, cap = 0;
 
-    ok (compact_append (small, &data, &len, &cap) == 0 && data
+    ok (compact_append (&memo, small, &data, &len, &cap) == 0 && data
             && !strcmp (data, want_small) && len == strlen (want_small)
             && cap > len,
         "appended to no buffer: a new one with the text");
-    ok (compact_append (large, &data, &len, &cap) == 0 && data
+    ok (compact_append (&memo, large, &data, &len, &cap) == 0 && data
             && !strncmp (data, want_small, strlen (want_small))
             && !strcmp (data + strlen (want_small), want_large)
             && len == strlen (want_small) + strlen (want_large),
         "appended again: the first text kept, the second after it");
-    ok (compact_append (NULL, &data, &len, &cap) == -1
+    ok (compact_append (&memo, NULL, &data, &len, &cap) == -1
             && len == strlen (want_small) + strlen (want_large),
         "appending NULL fails and leaves the buffer");
     free (data);
     data = NULL;
     len = cap = 0;
-    ok (compact_append (large, &data, &len, &cap) == 0 && data
+    ok (compact_append (&memo, large, &data, &len, &cap) == 0 && data
             && !strcmp (data, want_large),
         "a first text larger than the writer's stack buffer");
     free (data);
@@ -273,7 +276,7 @@ static void test_round_trips (void)
     for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
         json_error_t e;
         json_t *o = json_loads (cases[i], JSON_DECODE_ANY | JSON_ALLOW_NUL, &e);
-        char *text = compact_dumps (o);
+        char *text = compact_dumps (&memo, o);
         json_t *back = text ? json_loads (text, JSON_DECODE_ANY
                                                     | JSON_ALLOW_NUL, &e)
                             : NULL;
@@ -290,7 +293,7 @@ static void test_round_trips (void)
     big[3] = '"';
     big[4500] = '\n';
     json_t *o = json_pack ("[s,s]", big, big + 10);
-    char *text = compact_dumps (o);
+    char *text = compact_dumps (&memo, o);
     json_t *back = text ? json_loads (text, JSON_DECODE_ANY, NULL) : NULL;
     ok (o && back && json_equal (o, back),
         "compact text round trip of 10 KB of strings with escapes");
@@ -310,7 +313,7 @@ static void test_round_trips (void)
     };
     for (size_t i = 0; i < sizeof (reals) / sizeof (reals[0]); i++) {
         json_t *r = json_real (reals[i].v);
-        char *t = compact_dumps (r);
+        char *t = compact_dumps (&memo, r);
         is (t, reals[i].text, "real %s keeps a '.' or exponent (stays a real)",
             reals[i].text);
         free (t);
@@ -325,9 +328,9 @@ static void test_memo_slots (void)
     json_t *res = json_pack ("[{s:s s:i}]", "type", "slot", "count", 1);
     json_t *t1 = json_pack ("{s:O s:i}", "resources", res, "n", 1);
     json_t *t2 = json_pack ("{s:i s:O}", "n", 2, "resources", res);
-    char *a = compact_dumps (t1);
+    char *a = compact_dumps (&memo, t1);
     ok (res->refcount == 4, "a shared subtree's text is remembered");
-    char *b = compact_dumps (t2);
+    char *b = compact_dumps (&memo, t2);
     is (a, "{\"resources\":[{\"type\":\"slot\",\"count\":1}],\"n\":1}",
         "first jobspec with the shared subtree");
     is (b, "{\"n\":2,\"resources\":[{\"type\":\"slot\",\"count\":1}]}",
@@ -347,7 +350,7 @@ static void test_memo_slots (void)
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < 6; i++) {
-            char *t = compact_dumps (trees[i]);
+            char *t = compact_dumps (&memo, trees[i]);
             json_t *back = t ? json_loads (t, 0, NULL) : NULL;
             same = same && back && json_equal (back, trees[i]);
             json_decref (back);
@@ -355,7 +358,7 @@ static void test_memo_slots (void)
         }
     }
     ok (same, "shared subtrees beyond the memory's slots and its buffer");
-    compact_memo_clear ();
+    compact_memo_clear (&memo);
     bool released = res->refcount == 3;
     for (int i = 0; i < 6; i++) {
         released = released && sub[i]->refcount == 3;
@@ -378,6 +381,6 @@ int main (void)
     test_strings ();
     test_containers ();
     test_memo ();
-    compact_memo_clear ();
+    compact_memo_clear (&memo);
     done_testing ();
 }

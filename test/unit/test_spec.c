@@ -342,6 +342,6 @@ int main (void)
     test_own ();
 
     jobs_free_all (&rt);
-    compact_memo_clear ();
+    compact_memo_clear (&rt.compact_memo);
     done_testing ();
 }
