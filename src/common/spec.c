@@ -164,7 +164,7 @@ json_t *jobspec_redacted (json_t *jobspec)
  * compaction memory) are copied, and keep showing what they showed (the
  * jobspec is unchanged during a callback); the others are changed in
  * place.  Out of memory part way, the updates before stay applied. */
-static int jobspec_apply_pooled (struct job *job, json_t *updates)
+static int spec_apply_pooled (struct job *job, json_t *updates)
 {
     json_t *spec = job_jobspec (job);
     json_t *root = spec ? own_object (spec) : NULL;
@@ -208,12 +208,12 @@ done:
     return rc;
 }
 
-int jobspec_apply (struct job *job, json_t *updates)
+int spec_apply_updates (struct job *job, json_t *updates)
 {
     int rc;
 
     jobtap_host_json_pool_begin ();
-    rc = jobspec_apply_pooled (job, updates);
+    rc = spec_apply_pooled (job, updates);
     jobtap_host_json_pool_end ();
     return rc;
 }

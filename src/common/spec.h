@@ -45,7 +45,7 @@ json_t *own_object (json_t *o);
 /* job->all_updates ready to change (made on first use). */
 json_t *updates_own (struct job *job);
 /* Apply dotted-key updates to the job's jobspec; a null value deletes. */
-int jobspec_apply (struct job *job, json_t *updates);
+int spec_apply_updates (struct job *job, json_t *updates);
 /* 0 if 'updates' is an object whose keys all start with attributes,
  * resources or tasks; -1 otherwise. */
 int validate_updates (json_t *updates);

@@ -195,7 +195,7 @@ int event_job_update (struct job *job, struct event *ev)
         break;
     }
     case EV_JOBSPEC_UPDATE:
-        if (jobspec_apply (job, context) < 0)
+        if (spec_apply_updates (job, context) < 0)
             return -1;
         jobtap_host_json_pool_begin ();
         if (updates_own (job))

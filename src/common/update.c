@@ -145,7 +145,7 @@ int jobtap_host_job_update_ex (uint64_t id,
         char *saved_text = job->jobspec_text;
         int r;
         job->jobspec_text = NULL;
-        if (jobspec_apply (job, all) < 0) {
+        if (spec_apply_updates (job, all) < 0) {
             job_set_jobspec (job, saved, saved_text);
             goto out;
         }

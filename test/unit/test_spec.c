@@ -166,7 +166,7 @@ static void test_apply (void)
                    "attributes.system.new.deep.key", 7,
                    "attributes.system.cwd",
                    "tasks", "replaced");
-    ok (jobspec_apply (job, u) == 0, "jobspec_apply works");
+    ok (spec_apply_updates (job, u) == 0, "spec_apply_updates works");
     json_decref (u);
     ok (job->jobspec != spec, "a root someone else holds is copied");
     isint (json_integer_value (get_path (job->jobspec,
@@ -194,7 +194,7 @@ static void test_apply (void)
     spec = job->jobspec;
     attrs = json_object_get (spec, "attributes");
     u = json_pack ("{s:i}", "attributes.system.duration", 5);
-    ok (jobspec_apply (job, u) == 0, "a second update works");
+    ok (spec_apply_updates (job, u) == 0, "a second update works");
     json_decref (u);
     ok (job->jobspec == spec && json_object_get (spec, "attributes") == attrs,
         "an unshared tree is changed in place");
