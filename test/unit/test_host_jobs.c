@@ -1,5 +1,6 @@
-/* Host calls added for the Slurm adapter: jobs_restore (replay after a
- * scheduler restart, each plugin in its own load sort order) and
+/* The host API's job paths with plugins loaded from DSOs: jobs_restore
+ * (replay after a scheduler restart, each plugin in its own load sort
+ * order) and
  * job_update_ex (keys no plugin handles follow the scheduler's rules);
  * what holding many jobs needs: a growing table, expiry without scans,
  * jobspecs kept compact and read back intact. */
