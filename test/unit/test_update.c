@@ -349,6 +349,18 @@ static void test_owner (void)
                 == -1
             && !strcmp (err.text, "duration must not be negative"),
         ".update-duration refuses a negative duration");
+
+    /* loaded again with owner-allow-any = 0: the owner is judged too */
+    json_t *conf = json_pack ("{s:i}", "owner-allow-any", 0);
+    ok (jobtap_host_plugin_remove (".update-duration", &err) == 0
+            && jobtap_host_plugin_load (".update-duration", conf, &err) == 0,
+        ".update-duration loaded again with owner-allow-any = 0");
+    json_decref (conf);
+    ok (update_as (3, json_pack ("{s:i}", dur, 700), 0, JOBTAP_ROLE_OWNER,
+                   &err)
+                == -1
+            && !strcmp (err.text, "validate: 700"),
+        "then the owner's duration update is judged by job.validate");
 }
 
 static void test_inactive (void)
