@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libslurm-jobtap exports exactly its public API: every function the
 # public headers declare (the Flux API in include/flux/, the host API in
-# src/common/host.h), by name in libslurm-jobtap.map, and nothing else
+# src/host_api/host.h), by name in libslurm-jobtap.map, and nothing else
 # (nm -D of the library given, the build's or the installed one).
 #   t-exports.sh LIBRARY SOURCE_DIR
 . "$(dirname "$0")/../lib/tap.sh"
@@ -9,7 +9,7 @@ lib=${1:?usage: $0 LIBRARY SOURCE_DIR} src=${2:?usage: $0 LIBRARY SOURCE_DIR}
 declared() {
 	# function names the headers declare, comments left out
 	cat "$src"/include/flux/core.h "$src"/include/flux/plugin.h \
-		"$src"/include/flux/jobtap.h "$src"/src/common/host.h |
+		"$src"/include/flux/jobtap.h "$src"/src/host_api/host.h |
 		perl -0777 -pe 's{/\*.*?\*/}{}gs' |
 		grep -oE '\b(flux|jobtap)_[A-Za-z0-9_]+[[:space:]]*\(' | tr -d ' (' | sort -u
 }
