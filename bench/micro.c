@@ -37,6 +37,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #endif
 
 static int quick;

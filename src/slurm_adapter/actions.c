@@ -100,7 +100,7 @@ void actions_hold (job_record_t *job, const char *reason, bool test_dependency)
 
 void actions_hold_refresh (job_record_t *job)
 {
-    if (!IS_JOB_PENDING (job) || !actions_held_by_shim (job)
+    if (!IS_JOB_PENDING (job) || !holder_is_shim (job)
         || job->state_reason != WAIT_HELD)
         return;
     size_t base = without_dependency_note (job->state_desc);
@@ -279,7 +279,7 @@ static void urgency_hold (struct adapter_ctx *ctx, job_record_t *job, bool held)
 {
     if (!IS_JOB_PENDING (job))
         return;
-    switch (urgency_hold_step (actions_held_by (job), held)) {
+    switch (urgency_hold_step (holder_of (job), held)) {
     case URGENCY_USER_HOLD:
         user_hold_one (job, NULL);
         break;
@@ -343,7 +343,7 @@ static void apply_one (job_record_t *job, void *arg)
         hold_one (job, &(struct hold_arg){a->text, !x->scope->computing});
         break;
     case A_RELEASE:
-        if (actions_held_by_shim (job))
+        if (holder_is_shim (job))
             release_one (job, x->ctx);
         break;
     case A_PRIORITY:

@@ -21,14 +21,12 @@
 
 #include "src/slurmctld/slurmctld.h"
 
+#include "holder.h"
 #include "queue.h"
 #include "urgency_hold.h"
 #include "write_scope.h"
 
 struct adapter_ctx;
-
-/* Every hold the shim owns shows this prefix in the job's reason. */
-#define HOLD_PREFIX "jobtap: "
 
 /* Host ops (struct jobtap_host_ops), arg = struct adapter_ctx *. */
 void actions_hold_cb (uint64_t id, const char *reason, void *arg);
@@ -51,28 +49,6 @@ void actions_apply (struct adapter_ctx *ctx,
 void actions_site_factor_priority (struct adapter_ctx *ctx,
                                    const struct write_scope *scope,
                                    int64_t priority);
-
-/* Whether the job is held by the shim (priority 0, HOLD_PREFIX reason). */
-static inline bool actions_held_by_shim (const job_record_t *job)
-{
-    return job->priority == 0 && job->state_desc
-           && !strncmp (job->state_desc, HOLD_PREFIX, strlen (HOLD_PREFIX));
-}
-
-/* Who holds the job now (urgency_hold.h): the shim, its user, an
- * operator, or nobody. Inline: jobspec.c's unit test links no actions. */
-static inline enum held_by actions_held_by (const job_record_t *job)
-{
-    if (job->priority != 0)
-        return HELD_BY_NOBODY;
-    if (actions_held_by_shim (job))
-        return HELD_BY_JOBTAP;
-    if (job->state_reason == WAIT_HELD_USER)
-        return HELD_BY_USER;
-    if (job->state_reason == WAIT_HELD)
-        return HELD_BY_OPERATOR;
-    return HELD_BY_NOBODY;
-}
 
 /* Hold a pending job with reason (which should start with HOLD_PREFIX);
  * with test_dependency, an unsatisfied Slurm dependency of the job is

@@ -173,9 +173,9 @@ static void settle_job (struct adapter_ctx *ctx,
             /* an operator's hold stays the operator's */
             if ((job->state_reason != WAIT_HELD_USER
                  && job->state_reason != WAIT_HELD)
-                || job->priority != 0 || actions_held_by_shim (job))
+                || job->priority != 0 || holder_is_shim (job))
                 actions_user_hold (job);
-        } else if (creation_hold || actions_held_by_shim (job))
+        } else if (creation_hold || holder_is_shim (job))
             actions_release (ctx, job);
         else if (restored && job->priority == 0
                  && (job->state_reason == WAIT_HELD_USER
@@ -188,7 +188,7 @@ static void settle_job (struct adapter_ctx *ctx,
             actions_release (ctx, job);
         }
     } else if (state == JOBTAP_STATE_DEPEND || state == JOBTAP_STATE_PRIORITY) {
-        if (!actions_held_by_shim (job)) /* the runtime's hold normally did */
+        if (!holder_is_shim (job)) /* the runtime's hold normally did */
             actions_hold (job, HOLD_PREFIX "waiting for a jobtap decision",
                           !scope->computing);
     }
@@ -295,7 +295,7 @@ static void bind_job (struct adapter_ctx *ctx,
     if (m.token && (m.flags & MARK_CREATED_HELD))
         queue_bound (&ctx->queue);
     bool creation_hold = m.token != 0 && (m.flags & MARK_CREATED_HELD)
-                         && job->priority == 0 && !actions_held_by_shim (job);
+                         && job->priority == 0 && !holder_is_shim (job);
     if (creation_hold)
         urgency = m.urgency;
     if (array_is_pending_meta (job)) {
@@ -307,7 +307,7 @@ static void bind_job (struct adapter_ctx *ctx,
         return;
     }
     if (job_new (ctx, job, m.token, urgency) < 0) {
-        if (creation_hold || actions_held_by_shim (job))
+        if (creation_hold || holder_is_shim (job))
             actions_release (ctx, job);
         return;
     }
@@ -350,7 +350,7 @@ static int collect_unknown (void *x, void *arg)
  * kept: a jobtap hold is DEPEND or PRIORITY, other pending jobs SCHED. */
 static int replay_rank (const job_record_t *job)
 {
-    if (IS_JOB_PENDING (job) && actions_held_by_shim (job))
+    if (IS_JOB_PENDING (job) && holder_is_shim (job))
         return strstr (job->state_desc, "priority") ? JOBTAP_STATE_PRIORITY
                                                     : JOBTAP_STATE_DEPEND;
     if (IS_JOB_PENDING (job))
@@ -451,7 +451,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
         int urgency = m.urgency;
         creation[i] = ctx->keep.open && (m.flags & MARK_CREATED_HELD)
                       && record_urgency == 0 && urgency > 0
-                      && IS_JOB_PENDING (job) && !actions_held_by_shim (job);
+                      && IS_JOB_PENDING (job) && !holder_is_shim (job);
         if (!creation[i])
             urgency = record_urgency;
         /* the job, or each task of an array whose record holds several;

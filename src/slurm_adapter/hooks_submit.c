@@ -35,6 +35,7 @@
 #include "host.h"
 #include "instance.h"
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #include "jobspec_dependency.h"
 #include "jobspec_update.h"
 #include "keep.h"
@@ -248,7 +249,7 @@ static void follow_user_hold (job_desc_msg_t *desc, job_record_t *job)
     if (desc->priority == 0)
         urgency = 0;
     else if (desc->priority == INFINITE && job->priority == 0 &&
-             !actions_held_by_shim (job))
+             !holder_is_shim (job))
         urgency = 16;
     else
         return;
@@ -450,7 +451,7 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
     if (!slurm_allows_update (desc, job, submit_uid))
         return SLURM_SUCCESS; /* Slurm refuses it next, with its error */
     if (desc->priority != NO_VAL && IS_JOB_PENDING (job)
-        && actions_held_by_shim (job)) {
+        && holder_is_shim (job)) {
         int rc = hold_under_shim (desc, job, submit_uid, err_msg);
         if (rc != SLURM_SUCCESS)
             return rc;

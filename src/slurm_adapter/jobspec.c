@@ -16,8 +16,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "actions.h"
 #include "fence.h"
+#include "holder.h"
 #include "host.h"
 #include "jobspec.h"
 #include "jobspec_build.h"
@@ -338,7 +338,7 @@ int jobspec_urgency_from_record (const job_record_t *job)
 {
     /* An operator's hold (JobHeldAdmin) is urgency 0 too, as when it is
      * made live (job_modify); the shim's own holds are not. */
-    enum held_by by = actions_held_by (job);
+    enum held_by by = holder_of (job);
     return by == HELD_BY_USER || by == HELD_BY_OPERATOR ? URGENCY_HOLD
                                                         : URGENCY_DEFAULT;
 }

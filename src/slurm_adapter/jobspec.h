@@ -62,25 +62,6 @@ void jobspec_fields_from_desc (const job_desc_msg_t *desc,
 void jobspec_fields_from_record (const job_record_t *job,
                                  struct jobspec_fields *f);
 
-/* The fields a job_modify request for job changes, as dotted jobspec
- * keys (e.g. {"attributes.system.duration": 3600.0}; a new node count,
- * task count or cpus per task as the new "resources" and "tasks").  New
- * reference. */
-json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc,
-                                   const job_record_t *job);
-
-/* Apply jobspec updates (dotted keys -> values) to a job_desc: a whole
- * submission when job is NULL, else a request to update job (post-submit
- * updates and job_modify), which Slurm's update_job then makes.  Returns
- * 0, or -1 with *errmsg (xmalloc'd) naming the first key that has no
- * Slurm equivalent, a value of the wrong type or a change Slurm cannot
- * make there; desc is then left unchanged.  With job, needs the job read
- * lock. */
-int jobspec_apply_updates (job_desc_msg_t *desc,
-                           const job_record_t *job,
-                           json_t *updates,
-                           char **errmsg);
-
 /* slurmctld's own partition table.  Inline, so that only code linked into
  * slurmctld refers to its globals (unit tests and bench-micro link
  * jobspec.c without them). Needs the partition read lock. */

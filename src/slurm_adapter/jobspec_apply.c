@@ -14,6 +14,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #include "jobspec_build.h"
 #include "jobspec_mail.h"
 #include "jobspec_resize.h"

@@ -15,6 +15,7 @@
 #include "ctx.h"
 #include "host.h"
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #include "jobspec_update.h"
 #include "post_update.h"
 #include "queue.h"

@@ -19,6 +19,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #include "slurm_compat.h"
 #include "../unit/pending_job_fixture.h"
 

@@ -14,6 +14,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #include "slurm_compat.h"
 #include "pending_job_fixture.h"
 #include "tap.h"

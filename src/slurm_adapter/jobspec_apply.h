@@ -1,0 +1,34 @@
+/* jobspec_apply: jobspec updates made in Slurm's terms: applied to a
+ * job_desc (a submission's, or an update request for a job record), and
+ * a job_modify request read as jobspec updates. Through src/jobspec
+ * (jobspec_update, jobspec_resize, jobspec_mail) and jobspec.c's fields.
+ *
+ * Callers: hooks_submit (submissions, job_modify), post_update (plugins'
+ * later updates). */
+#ifndef SLURM_JOBTAP_ADAPTER_JOBSPEC_APPLY_H
+#define SLURM_JOBTAP_ADAPTER_JOBSPEC_APPLY_H
+
+#include <jansson.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+/* The fields a job_modify request for job changes, as dotted jobspec
+ * keys (e.g. {"attributes.system.duration": 3600.0}; a new node count,
+ * task count or cpus per task as the new "resources" and "tasks").  New
+ * reference. */
+json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc,
+                                   const job_record_t *job);
+
+/* Apply jobspec updates (dotted keys -> values) to a job_desc: a whole
+ * submission when job is NULL, else a request to update job (post-submit
+ * updates and job_modify), which Slurm's update_job then makes.  Returns
+ * 0, or -1 with *errmsg (xmalloc'd) naming the first key that has no
+ * Slurm equivalent, a value of the wrong type or a change Slurm cannot
+ * make there; desc is then left unchanged.  With job, needs the job read
+ * lock. */
+int jobspec_apply_updates (job_desc_msg_t *desc,
+                           const job_record_t *job,
+                           json_t *updates,
+                           char **errmsg);
+
+#endif
