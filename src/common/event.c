@@ -53,6 +53,35 @@ static __attribute__ ((noinline)) void report_urgency_hold (struct job *job,
         rt->ops.urgency_hold (job->id, held, rt->ops_arg);
 }
 
+/* What perilog.c decides for a job whose events settled: a failed
+ * prolog ends the job as Flux's perilog does, with a fatal "prolog"
+ * exception (from the host, so the host's cancel is not asked: the host
+ * fails the job itself when told), the wait off while its events settle
+ * so that they do not come back here; then the host hears that what it
+ * waited for is over. */
+static void perilog_apply (struct job *job)
+{
+    struct runtime *rt = job->rt;
+    struct perilog_done done;
+
+    if (perilog_prolog_failed (job)) {
+        job->perilog_wait = PERILOG_WAIT_NONE;
+        job->host_event = true;
+        (void)raise_exception_internal (job, "prolog", 0,
+                                        job->prolog_note ? job->prolog_note
+                                                         : "");
+        job->host_event = false;
+        job->perilog_wait = PERILOG_WAIT_PROLOG;
+    }
+    if (!perilog_settle (job, &done))
+        return;
+    if (done.start)
+        (void)event_post_host (job, "start", NULL);
+    if (rt->ops.perilog_done)
+        rt->ops.perilog_done (job->id, done.epilog, done.status, done.note,
+                              rt->ops_arg);
+}
+
 /* Tell the scheduler what it must do after a burst of events settles:
  * hold/release and priority changes.  Done at rest so a job that passes
  * DEPEND -> PRIORITY -> SCHED in one cascade is never held. */
@@ -94,7 +123,7 @@ void job_sync_host (struct job *job)
             rt->ops.release (job->id, rt->ops_arg);
     }
     if (job->perilog_wait)
-        perilog_sync (job);
+        perilog_apply (job);
     /* before the priority: an urgency hold keeps priority 0 from being
      * taken as a priority to schedule by */
     bool urgency_hold = job->state == FLUX_JOB_STATE_SCHED

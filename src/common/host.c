@@ -452,7 +452,7 @@ int jobtap_host_job_run (uint64_t id, json_t *R)
     sched_annotate (job);
     rc = event_post_host (job, "alloc", NULL);
     /* the job starts now, unless a plugin's prolog holds it: then once
-     * its prologs are done (perilog_sync), as Flux's start follows
+     * its prologs are done (perilog_settle), as Flux's start follows
      * prolog-finish */
     if (rc == 0 && job->state == FLUX_JOB_STATE_RUN
         && job->perilog_active == 0)

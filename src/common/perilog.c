@@ -4,7 +4,6 @@
 #include <jansson.h>
 #include <flux/jobtap.h>
 
-#include "event.h"
 #include "host.h"
 #include "job.h"
 #include "log.h"
@@ -55,46 +54,35 @@ static const char *prolog_failure (struct job *job, int *status)
     return job->prolog_status ? job->prolog_note : NULL;
 }
 
-/* A failed prolog ends the job as Flux's perilog does: a fatal exception
- * of type "prolog" (from the host, so the host's cancel is not asked:
- * the host fails the job itself when told). */
-static void raise_prolog_exception (struct job *job)
+bool perilog_prolog_failed (struct job *job)
 {
-    job->perilog_wait = PERILOG_WAIT_NONE; /* no second tell, below */
-    job->host_event = true;
-    (void)raise_exception_internal (job, "prolog", 0,
-                                    job->prolog_note ? job->prolog_note : "");
-    job->host_event = false;
-    job->perilog_wait = PERILOG_WAIT_PROLOG;
+    return job->perilog_wait == PERILOG_WAIT_PROLOG
+           && job->state == FLUX_JOB_STATE_RUN && job->prolog_status != 0
+           && job->perilog_active == 0;
 }
 
-void perilog_sync (struct job *job)
+bool perilog_settle (struct job *job, struct perilog_done *done)
 {
-    struct runtime *rt = job->rt;
-    int status = 0;
-    const char *note = NULL;
-
+    done->status = 0;
+    done->note = NULL;
     switch (job->perilog_wait) {
     case PERILOG_WAIT_PROLOG:
         if (job->perilog_active > 0 && job->state == FLUX_JOB_STATE_RUN)
-            return;
-        if (job->state == FLUX_JOB_STATE_RUN && job->prolog_status != 0)
-            raise_prolog_exception (job);
-        note = prolog_failure (job, &status);
+            return false;
+        done->note = prolog_failure (job, &done->status);
         break;
     case PERILOG_WAIT_EPILOG:
         if (job->perilog_active > 0)
-            return;
+            return false;
         break;
     default:
-        return;
+        return false;
     }
-    bool epilog = job->perilog_wait == PERILOG_WAIT_EPILOG;
+    done->epilog = job->perilog_wait == PERILOG_WAIT_EPILOG;
     job->perilog_wait = PERILOG_WAIT_NONE;
     /* the host starts the job once its prologs are done */
-    if (!epilog && status == 0 && job->state == FLUX_JOB_STATE_RUN
-        && !posted_test (job, "start"))
-        (void)event_post_host (job, "start", NULL);
-    if (rt->ops.perilog_done)
-        rt->ops.perilog_done (job->id, epilog, status, note, rt->ops_arg);
+    done->start = !done->epilog && done->status == 0
+                  && job->state == FLUX_JOB_STATE_RUN
+                  && !posted_test (job, "start");
+    return true;
 }
