@@ -145,9 +145,9 @@ static void apply_policy_defaults (struct adapter_ctx *ctx,
  * first, in one thread. */
 static __thread uint64_t het_leader_token;
 
-int jobtap_slurm_job_submit (job_desc_msg_t *desc,
-                             uint32_t submit_uid,
-                             char **err_msg)
+static int submit_hook (job_desc_msg_t *desc,
+                        uint32_t submit_uid,
+                        char **err_msg)
 {
     struct adapter_ctx *ctx = &adapter_instance;
     jobtap_host_error_t err = {{0}};
@@ -440,10 +440,10 @@ static int hold_under_shim (job_desc_msg_t *desc,
     return SLURM_SUCCESS;
 }
 
-int jobtap_slurm_job_modify (job_desc_msg_t *desc,
-                             job_record_t *job,
-                             uint32_t submit_uid,
-                             char **err_msg)
+static int modify_hook (job_desc_msg_t *desc,
+                        job_record_t *job,
+                        uint32_t submit_uid,
+                        char **err_msg)
 {
     struct write_scope *outer = write_scope_current ();
     if (outer && outer->plugin_update)
@@ -464,5 +464,30 @@ int jobtap_slurm_job_modify (job_desc_msg_t *desc,
                  ? SLURM_SUCCESS
                  : update_from_modify (desc, job, submit_uid, err_msg);
     keep_write (&adapter_instance);
+    return rc;
+}
+
+/* The entry points leave errno as slurmctld had it: 26.05's update of a
+ * partition takes errno for its error code when it finds no association
+ * (no accounting), so what the plugins' calls left in it (ENOENT of a
+ * lookup) failed the update where Slurm alone may not. */
+int jobtap_slurm_job_submit (job_desc_msg_t *desc,
+                             uint32_t submit_uid,
+                             char **err_msg)
+{
+    int saved_errno = errno;
+    int rc = submit_hook (desc, submit_uid, err_msg);
+    errno = saved_errno;
+    return rc;
+}
+
+int jobtap_slurm_job_modify (job_desc_msg_t *desc,
+                             job_record_t *job,
+                             uint32_t submit_uid,
+                             char **err_msg)
+{
+    int saved_errno = errno;
+    int rc = modify_hook (desc, job, submit_uid, err_msg);
+    errno = saved_errno;
     return rc;
 }

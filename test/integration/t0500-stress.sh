@@ -36,7 +36,8 @@ stream() {
 updates() {
 	local end=$((SECONDS + 60)) id
 	while [ $SECONDS -lt $end ] && [ ! -e "$out/done" ]; do
-		for id in $(squeue -h -t PD -u nobody -o %i | head -n 5); do
+		# (26.05's squeue -u refuses the name nobody)
+		for id in $(squeue -h -t PD -o '%i %u' | awk '$2 == "nobody" {print $1}' | head -n 5); do
 			echo "$id" >>"$out/updates-tried"
 			as_nobody scontrol update job="$id" TimeLimit=3-0 >/dev/null 2>&1 && echo "$id" >>"$out/bad-update-accepted"
 			as_nobody scontrol update job="$id" TimeLimit=5 >/dev/null 2>&1 || echo "$id" >>"$out/good-update-refused"
