@@ -167,6 +167,8 @@ static int size_validate (flux_plugin_t *p,
     r.nnodes = c.nnodes;
     r.ncores = c.nslots * c.slot_size;
     r.ngpus = c.nslots * c.slot_gpus;
+    if (!policy_of (p)) /* lost to an allocation failure: nothing to apply */
+        return 0;
     if (policy_check_size (policy_of (p), &r, &err) < 0)
         return flux_jobtap_reject_job (p, args, "%s", err.text);
     return 0;
@@ -206,6 +208,8 @@ static int duration_validate (flux_plugin_t *p,
                                        "limit-duration: error unpacking "
                                        "job.validate arguments: %s",
                                        flux_plugin_arg_strerror (args));
+    if (!policy_of (p)) /* lost to an allocation failure: nothing to apply */
+        return 0;
     if (policy_check_duration (policy_of (p), &r, &err) < 0)
         return flux_jobtap_reject_job (p, args, "%s", err.text);
     return 0;
