@@ -14,13 +14,13 @@
 #include "array_record.h"
 #include "ctx.h"
 #include "host.h"
-#include "jobspec.h"
 #include "jobspec_apply.h"
 #include "jobspec_update.h"
 #include "post_update.h"
 #include "queue.h"
 #include "slurm_compat.h"
 #include "superseded.h"
+#include "update_check.h"
 
 /* The most of a refused update the log shows. */
 #define POST_UPDATE_TEXT_MAX 256
@@ -79,20 +79,12 @@ static void drop_superseded (job_record_t *job, json_t *updates,
 /* Slurm refused: the runtime takes the record's values for those keys. */
 static void agree_with_record (job_record_t *job, json_t *updates)
 {
-    json_t *spec = jobspec_from_record (job);
-    json_t *values = json_object ();
-    const char *key;
-    json_t *v;
+    json_t *values = update_check_record_values (job, updates);
 
-    json_object_foreach (updates, key, v)
-    {
-        json_t *now = spec_dotted_get (spec, key);
-        json_object_set (values, key, now ? now : json_null ());
-    }
-    if (jobtap_host_job_jobspec_sync (array_record_id (job), values) < 0)
+    if (json_object_size (values) > 0
+        && jobtap_host_job_jobspec_sync (array_record_id (job), values) < 0)
         error ("jobtap: %pJ: cannot set the jobspec back: %m", job);
     json_decref (values);
-    json_decref (spec);
 }
 
 /* Try the update again in a later pass: Slurm cannot make it yet. */

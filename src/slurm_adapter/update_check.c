@@ -13,6 +13,7 @@
 #include "host.h"
 #include "jobspec.h"
 #include "queue.h"
+#include "superseded.h"
 #include "update_check.h"
 
 void update_check_queue (struct adapter_ctx *ctx,
@@ -27,23 +28,6 @@ void update_check_queue (struct adapter_ctx *ctx,
         error ("jobtap: JobId=%u: out of memory queueing an update's check",
                slurm_id);
     free (json);
-}
-
-/* The value at a dotted key of the jobspec ("attributes.system.queue"),
- * or NULL. */
-static json_t *value_at (json_t *spec, const char *key)
-{
-    char path[512];
-    char *save = NULL, *part;
-    json_t *v = spec;
-
-    if (strlen (key) >= sizeof (path))
-        return NULL;
-    strcpy (path, key);
-    for (part = strtok_r (path, ".", &save); part && v;
-         part = strtok_r (NULL, ".", &save))
-        v = json_object_get (v, part);
-    return v;
 }
 
 /* The same value: numbers by value (a duration may be an integer in one
@@ -63,21 +47,36 @@ static int sync_one (uint64_t id, void *arg)
     return 0;
 }
 
+json_t *update_check_record_values (const job_record_t *job, json_t *updates)
+{
+    json_t *spec = jobspec_from_record (job);
+    json_t *values = json_object ();
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (updates, key, v)
+    {
+        json_t *now = spec_dotted_get (spec, key);
+        if (!now)
+            now = json_null ();
+        if (!same (now, v))
+            json_object_set (values, key, now);
+    }
+    json_decref (spec);
+    return values;
+}
+
 void update_check_apply (const struct action *a)
 {
     job_record_t *job = find_job_record ((uint32_t)a->id);
     json_t *accepted = a->text ? json_loads (a->text, 0, NULL) : NULL;
-    json_t *spec = job ? jobspec_from_record (job) : NULL;
-    json_t *slurms = json_object ();
-    const char *key;
-    json_t *v;
+    json_t *slurms;
 
-    json_object_foreach (accepted, key, v)
-    {
-        json_t *now = value_at (spec, key);
-        if (now && !same (now, v))
-            json_object_set (slurms, key, now);
+    if (!job || !accepted) {
+        json_decref (accepted);
+        return;
     }
+    slurms = update_check_record_values (job, accepted);
     if (json_object_size (slurms) > 0) {
         char *s = json_dumps (slurms, JSON_COMPACT | JSON_SORT_KEYS);
         info ("jobtap: %pJ: Slurm did not make the update the plugins "
@@ -87,6 +86,5 @@ void update_check_apply (const struct action *a)
         (void)array_for_each_id (job, sync_one, slurms);
     }
     json_decref (slurms);
-    json_decref (spec);
     json_decref (accepted);
 }

@@ -9,12 +9,15 @@
  * refused values in Slurm.
  *
  * Callers: hooks_submit (queues the check), actions (the agent applies
- * it, with the job write lock). */
+ * it, with the job write lock), post_update (what Slurm refused of a
+ * plugin's update). */
 #ifndef SLURM_JOBTAP_ADAPTER_UPDATE_CHECK_H
 #define SLURM_JOBTAP_ADAPTER_UPDATE_CHECK_H
 
 #include <stdint.h>
 #include <jansson.h>
+
+#include "src/slurmctld/slurmctld.h"
 
 struct adapter_ctx;
 struct action;
@@ -24,6 +27,12 @@ struct action;
 void update_check_queue (struct adapter_ctx *ctx,
                          uint32_t slurm_id,
                          json_t *accepted);
+
+/* The record's values (its jobspec's, null where it has none) of the
+ * keys of 'updates' whose value it does not have: what Slurm did not make
+ * of them. New reference, an empty object when it made them all. Needs
+ * the job read lock. */
+json_t *update_check_record_values (const job_record_t *job, json_t *updates);
 
 /* The check (an A_UPDATE_CHECK action), under the job write lock. */
 void update_check_apply (const struct action *a);
