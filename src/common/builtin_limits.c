@@ -39,12 +39,14 @@ static int limits_conf_update (flux_plugin_t *p,
                                   flux_plugin_arg_strerror (args));
     if (!(pol = policy_create (conf, NULL, 0, &err)))
         return flux_jobtap_error (p, args, "%s", err.text);
+    /* the old policy goes with the handler that reads it, whatever
+     * happens next */
+    (void)flux_plugin_remove_handler (p, "job.validate");
     if (flux_plugin_aux_set (p, aux_key, pol, (flux_free_f)policy_destroy)
         < 0) {
         policy_destroy (pol);
         return flux_jobtap_error (p, args, "out of memory");
     }
-    (void)flux_plugin_remove_handler (p, "job.validate");
     if (has_limits (pol)
         && flux_plugin_add_handler (p, "job.validate", validate, NULL) < 0)
         return flux_jobtap_error (p, args, "out of memory");
@@ -167,8 +169,6 @@ static int size_validate (flux_plugin_t *p,
     r.nnodes = c.nnodes;
     r.ncores = c.nslots * c.slot_size;
     r.ngpus = c.nslots * c.slot_gpus;
-    if (!policy_of (p)) /* lost to an allocation failure: nothing to apply */
-        return 0;
     if (policy_check_size (policy_of (p), &r, &err) < 0)
         return flux_jobtap_reject_job (p, args, "%s", err.text);
     return 0;
@@ -208,8 +208,6 @@ static int duration_validate (flux_plugin_t *p,
                                        "limit-duration: error unpacking "
                                        "job.validate arguments: %s",
                                        flux_plugin_arg_strerror (args));
-    if (!policy_of (p)) /* lost to an allocation failure: nothing to apply */
-        return 0;
     if (policy_check_duration (policy_of (p), &r, &err) < 0)
         return flux_jobtap_reject_job (p, args, "%s", err.text);
     return 0;
