@@ -63,7 +63,7 @@ jobtap_packages() {
 	fi
 	echo build-essential gcc g++ make pkg-config meson ninja-build dpkg-dev python3 \
 		$dev libjansson-dev liblua5.4-dev lua5.4 libtomlplusplus-dev libmunge-dev \
-		munge $daemons iproute2 procps valgrind \
+		munge $daemons iproute2 procps valgrind gdb \
 		debhelper fakeroot lintian \
 		python3-pytest python3-pytest-timeout python3-pexpect python3-py python3-requests \
 		$dbd mariadb-server-core mariadb-client-core

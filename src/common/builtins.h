@@ -1,4 +1,4 @@
-/* The builtin plugins' init functions, for plugins.c's table: builtins.c
+/* The builtin plugins' init functions, for loader.c's table: builtins.c
  * (.priority-default, .dependency-slurm, .update-duration) and
  * builtin_limits.c (.limit-job-size, .limit-duration). */
 #ifndef JOBTAP_BUILTINS_H

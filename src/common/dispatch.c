@@ -8,9 +8,11 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "aux.h"
 #include "dispatch.h"
 #include "host.h"
 #include "job.h"
+#include "json_util.h"
 #include "jtplugin.h"
 #include "log.h"
 #include "plugin_arg.h"
@@ -22,29 +24,33 @@
 
 int stack_push (struct job *job)
 {
-    struct runtime *rt = job->rt;
+    struct dispatch *d = job->rt->dispatch;
 
-    if (rt->stack_len == rt->stack_cap) {
-        int cap = rt->stack_cap ? rt->stack_cap * 2 : 16;
-        struct job **s = realloc (rt->stack, cap * sizeof (*s));
+    if (d->stack_len == d->stack_cap) {
+        int cap = d->stack_cap ? d->stack_cap * 2 : 16;
+        struct job **s = realloc (d->stack, cap * sizeof (*s));
         if (!s)
             return -1;
-        rt->stack = s;
-        rt->stack_cap = cap;
+        d->stack = s;
+        d->stack_cap = cap;
     }
-    rt->stack[rt->stack_len++] = job_incref (job);
+    d->stack[d->stack_len++] = job_incref (job);
     return 0;
 }
 
 void stack_pop (struct runtime *rt)
 {
-    if (rt->stack_len > 0)
-        job_decref (rt->stack[--rt->stack_len]);
+    struct dispatch *d = rt->dispatch;
+
+    if (d->stack_len > 0)
+        job_decref (d->stack[--d->stack_len]);
 }
 
 struct job *current_job (struct runtime *rt)
 {
-    return rt->stack_len > 0 ? rt->stack[rt->stack_len - 1] : NULL;
+    struct dispatch *d = rt->dispatch;
+
+    return d->stack_len > 0 ? d->stack[d->stack_len - 1] : NULL;
 }
 
 /* Generic lookup: current job, then the table. */
@@ -88,6 +94,16 @@ static void args_job_release (void *arg)
     job_decref (arg);
 }
 
+int args_jobspec_lazy (flux_plugin_arg_t *args, struct job *job)
+{
+    if (plugin_arg_set_lazy (args, "jobspec", args_jobspec, args_job_release,
+                             job_incref (job)) < 0) {
+        job_decref (job);
+        return -1;
+    }
+    return 0;
+}
+
 
 /* A callback's args: IN with the job's fields and those of 'extra' (may
  * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
@@ -123,12 +139,7 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
     jobtap_host_json_pool_end ();
     if (!args)
         return NULL;
-    if (plugin_arg_set_lazy (args,
-                             "jobspec",
-                             args_jobspec,
-                             args_job_release,
-                             job_incref (job)) < 0) {
-        job_decref (job);
+    if (args_jobspec_lazy (args, job) < 0) {
         flux_plugin_arg_destroy (args);
         return NULL;
     }
@@ -154,132 +165,6 @@ void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job)
 flux_plugin_arg_t *job_args_create (struct job *job)
 {
     return job_args_create_out (job, NULL, NULL);
-}
-
-/* --- a pass's args ------------------------------------------------------ */
-
-static const char *const pass_in_ints[] = {"id", "userid", "urgency", "state",
-                                           "priority"};
-#define PASS_IN_KEYS (sizeof (pass_in_ints) / sizeof (pass_in_ints[0]) + 1)
-
-/* v is a value the args alone hold, of the type the runtime set. */
-static bool own_value (json_t *v, json_type type)
-{
-    return v && v->refcount == 1 && json_typeof (v) == type;
-}
-
-/* Set IN's fields to job's in place: false if a plugin kept, added or
- * replaced any of them (the object is then built anew). */
-static bool pass_in_refill (json_t *in, const struct job *job)
-{
-    const json_int_t ints[] = {(json_int_t)job->id, job->userid, job->urgency,
-                               job->state, job->priority};
-    json_t *v[PASS_IN_KEYS - 1];
-
-    if (json_object_size (in) > PASS_IN_KEYS)
-        (void)json_object_del (in, "jobspec"); /* read for the last job */
-    if (in->refcount != 1 || json_object_size (in) != PASS_IN_KEYS)
-        return false;
-    json_t *t_submit = json_object_get (in, "t_submit");
-    if (!own_value (t_submit, JSON_REAL))
-        return false;
-    for (size_t i = 0; i < PASS_IN_KEYS - 1; i++)
-        if (!own_value (v[i] = json_object_get (in, pass_in_ints[i]),
-                        JSON_INTEGER))
-            return false;
-    for (size_t i = 0; i < PASS_IN_KEYS - 1; i++)
-        json_integer_set (v[i], ints[i]);
-    json_real_set (t_submit, job->t_submit);
-    return true;
-}
-
-/* OUT as the builtin's answer ({"priority": urgency}), or empty. */
-static bool pass_out_refill (json_t *out, const struct job *job, bool builtin)
-{
-    if (out->refcount != 1)
-        return false;
-    if (!builtin)
-        return json_object_clear (out) == 0;
-    json_t *v = json_object_get (out, "priority");
-    if (json_object_size (out) != 1 || !own_value (v, JSON_INTEGER))
-        return false;
-    json_integer_set (v, job->urgency);
-    return true;
-}
-
-flux_plugin_arg_t *pass_priority_args (struct job *job,
-                                       struct jt_plugin *builtin)
-{
-    struct pass_args *pa = &job->rt->pass_args;
-
-    if (job->R || job->end_event)
-        return priority_args (job, NULL, builtin); /* not in a pass's states */
-    if (pa->in && !pass_in_refill (pa->in, job)) {
-        json_decref (pa->in);
-        pa->in = NULL;
-    }
-    if (pa->out && !pass_out_refill (pa->out, job, builtin != NULL)) {
-        json_decref (pa->out);
-        pa->out = NULL;
-    }
-    if (!pa->in || !pa->out) {
-        flux_plugin_arg_t *fresh = priority_args (job, NULL, builtin);
-        if (!fresh)
-            return NULL;
-        /* keep its objects for the next job */
-        pass_args_free (job->rt);
-        plugin_arg_objects (fresh, &pa->in, &pa->out);
-        return fresh;
-    }
-    flux_plugin_arg_t *args =
-        plugin_arg_create_with (json_incref (pa->in), json_incref (pa->out));
-    if (!args)
-        return NULL;
-    if (plugin_arg_set_lazy (args, "jobspec", args_jobspec, args_job_release,
-                             job_incref (job))
-        < 0) {
-        job_decref (job);
-        flux_plugin_arg_destroy (args);
-        return NULL;
-    }
-    return args;
-}
-
-void pass_args_free (struct runtime *rt)
-{
-    json_decref (rt->pass_args.in);
-    json_decref (rt->pass_args.out);
-    rt->pass_args.in = rt->pass_args.out = NULL;
-}
-
-/* {"priority": n} from the pool, or NULL (out of memory): the context of
- * a priority event and the builtin's answer in OUT args. */
-bool priority_applies (struct job *job, const char *topic,
-                       json_int_t priority)
-{
-    if (priority >= 0)
-        return true;
-    if (priority != -1 && priority != JOBTAP_PRIORITY_UNAVAIL)
-        runtime_log (LOG_ERR,
-                     "jobtap: job %ju: %s: priority %jd is out of range "
-                     "(0..%ju); ignored",
-                     (uintmax_t)job->id, topic, (intmax_t)priority,
-                     (uintmax_t)FLUX_JOB_PRIORITY_MAX);
-    return false;
-}
-
-json_t *priority_object (json_int_t priority)
-{
-    json_t *o;
-
-    jobtap_host_json_pool_begin ();
-    if ((o = json_object ())
-        && obj_set (o, "priority", json_integer (priority)) < 0) {
-        json_decref (o);
-        o = NULL;
-    }
-    jobtap_host_json_pool_end ();
-    return o;
 }
 
 /* {key1: v1 (borrowed), key2: n}, from the pool: the extra IN fields of
@@ -315,7 +200,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
     if (n >= TOPIC_CACHE_LEN)
         return NULL;
     for (int i = 0; i < TOPIC_PROBE; i++) {
-        struct topic_answer *a = &rt->topic_cache[(h + i) % TOPIC_CACHE];
+        struct topic_answer *a = &rt->dispatch->topic_cache[(h + i) % TOPIC_CACHE];
         if (a->gen != plugin_handlers_generation ()) {
             if (!free_slot)
                 free_slot = a;
@@ -327,7 +212,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
     }
     /* all probed slots current and taken: evict one, by hash bits */
     return free_slot ? free_slot
-                     : &rt->topic_cache[(h + (h >> 7) % TOPIC_PROBE) % TOPIC_CACHE];
+                     : &rt->dispatch->topic_cache[(h + (h >> 7) % TOPIC_PROBE) % TOPIC_CACHE];
 }
 
 /* The first loaded plugin (load order) with a handler for 'topic', or
@@ -390,18 +275,6 @@ struct jt_plugin *default_priority (struct runtime *rt,
     return first;
 }
 
-/* Args for a priority topic: OUT already holds the builtin's answer when
- * 'builtin' (from default_priority) is set. */
-flux_plugin_arg_t *priority_args (struct job *job,
-                                  json_t *in,
-                                  struct jt_plugin *builtin)
-{
-    json_t *out = NULL;
-    if (builtin && !(out = priority_object (job->urgency)))
-        return NULL;
-    return job_args_create_out (job, in, out);
-}
-
 const char *out_errmsg (flux_plugin_arg_t *args)
 {
     const char *s = NULL;
@@ -411,9 +284,32 @@ const char *out_errmsg (flux_plugin_arg_t *args)
     return s;
 }
 
-void dispatch_release (struct runtime *rt)
+struct dispatch *dispatch_create (void)
 {
-    free (rt->stack);
-    rt->stack = NULL;
-    rt->stack_len = rt->stack_cap = 0;
+    return calloc (1, sizeof (struct dispatch));
+}
+
+void dispatch_destroy (struct runtime *rt)
+{
+    if (rt->dispatch) {
+        free (rt->dispatch->stack);
+        free (rt->dispatch);
+        rt->dispatch = NULL;
+    }
+}
+
+void dispatch_stack_aux_gone (struct runtime *rt, struct jt_plugin *jt)
+{
+    struct dispatch *d = rt->dispatch;
+
+    for (int i = 0; i < d->stack_len; i++) {
+        struct job *j = d->stack[i];
+        if (!j->in_table) {
+            struct job_aux *a = job_aux_find (j, jt);
+            if (a) {
+                aux_destroy (&a->items);
+                a->plugin = NULL;
+            }
+        }
+    }
 }

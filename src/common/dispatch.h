@@ -2,7 +2,7 @@
  * call made from a callback is about), the args a callback gets, and the
  * topic cache (which plugins handle a topic).  Making the calls, which
  * may post events, is event.c's.  Called by event.c and the modules above
- * it; calls job.c, spec.c, jtplugin.c and plugin.c. */
+ * it; calls job.c, spec.c, aux.c, jtplugin.c and plugin.c. */
 #ifndef JOBTAP_DISPATCH_H
 #define JOBTAP_DISPATCH_H
 
@@ -28,23 +28,29 @@ struct topic_answer {
     int count;
 };
 
+/* The runtime's dispatch state (rt->dispatch), written by dispatch.c only. */
+struct dispatch {
+    struct job **stack;          /* the current-job stack, with a reference */
+    int stack_len, stack_cap;
+    struct topic_answer topic_cache[TOPIC_CACHE];
+};
+
+/* Empty, or NULL (ENOMEM); destroy lets go of the stack's memory. */
+struct dispatch *dispatch_create (void);
+void dispatch_destroy (struct runtime *rt);
+
 int stack_push (struct job *job);
 void stack_pop (struct runtime *rt);
-/* Let go of the stack's memory (the runtime's end). */
-void dispatch_release (struct runtime *rt);
+/* A plugin is going: its aux on the inactive jobs of the stack (out of
+ * the table, still referenced there) is destroyed now, while its code is
+ * loaded (job_aux_plugin_gone does the table's). */
+void dispatch_stack_aux_gone (struct runtime *rt, struct jt_plugin *jt);
 struct job *current_job (struct runtime *rt);
 /* The job a plugin means by id: the current job (also for
  * FLUX_JOBTAP_CURRENT_JOB), else the table's; NULL with errno set.
  * lookup_active_jobid: not an inactive one. */
 struct job *lookup_jobid (flux_plugin_t *p, flux_jobid_t id);
 struct job *lookup_active_jobid (flux_plugin_t *p, flux_jobid_t id);
-
-/* Set o[key] = v, stealing v; fails if v is NULL (out of memory).  For
- * the runtime's literal keys, which need no UTF-8 check. */
-static inline int obj_set (json_t *o, const char *key, json_t *v)
-{
-    return json_object_set_new_nocheck (o, key, v);
-}
 
 /* A callback's args: IN with the job's fields and those of 'extra' (may
  * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
@@ -53,37 +59,13 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
                                         json_t *extra,
                                         json_t *out);
 flux_plugin_arg_t *job_args_create (struct job *job);
+/* Give args a "jobspec" IN field built from the job's only when read
+ * (holds a reference to the job).  0, or -1 (out of memory). */
+int args_jobspec_lazy (flux_plugin_arg_t *args, struct job *job);
 /* After a callback that asked for jobspec updates: the args let go of
  * the jobspec they hold, so the update can change it in place and a later
  * plugin of the stack reads it updated, as in Flux. */
 void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job);
-/* Args for a priority topic: OUT already holds the builtin's answer when
- * 'builtin' (from default_priority) is set. */
-flux_plugin_arg_t *priority_args (struct job *job,
-                                  json_t *in,
-                                  struct jt_plugin *builtin);
-/* The IN and OUT objects of job.priority.get kept from one job of a
- * reprioritize pass to the next, refilled in place when no plugin kept,
- * added or replaced anything in them (a pass over 100k jobs then builds
- * no JSON per job); else built anew. */
-struct pass_args {
-    json_t *in;
-    json_t *out;
-};
-/* priority_args (job, NULL, builtin) for a job of a pass. */
-flux_plugin_arg_t *pass_priority_args (struct job *job,
-                                       struct jt_plugin *builtin);
-/* At the end of the outermost pass. */
-void pass_args_free (struct runtime *rt);
-/* {"priority": n}, or NULL (out of memory). */
-json_t *priority_object (json_int_t priority);
-
-/* Whether a plugin's OUT priority for 'topic' may be applied: -1 (none
- * set) and JOBTAP_PRIORITY_UNAVAIL (flux_jobtap_priority_unavail) are "no
- * answer" and silently not; any other negative value is out of range,
- * logged and not applied (it was once dropped without a word). */
-bool priority_applies (struct job *job, const char *topic,
-                       json_int_t priority);
 /* {key1: v1 (borrowed), key2: n} (key2 may be NULL), or NULL. */
 json_t *call_fields (const char *key1, json_t *v1, const char *key2, int n);
 /* OUT errmsg of args (borrowed), or NULL. */

@@ -16,6 +16,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "perilog.h"
+#include "priority_args.h"
 #include "runtime.h"
 #include "state.h"
 #include "store.h"
@@ -26,8 +27,8 @@ static void notify_event (struct job *job, struct event *ev)
 {
     struct runtime *rt = job->rt;
     json_t *entry;
-    if (job_is_bound (job) && rt->ops.event && (entry = event_entry_of (ev)))
-        rt->ops.event (job->id, entry, rt->ops_arg);
+    if (job_is_bound (job) && rt->ops->event && (entry = event_entry_of (ev)))
+        rt->ops->event (job->id, entry, rt->ops_arg);
 }
 
 /* A fatal exception a plugin raised: the scheduler is asked to end the
@@ -37,8 +38,8 @@ static void fatal_cancel (struct job *job, const struct event *ev)
     struct runtime *rt = job->rt;
     const char *type = json_string_value (json_object_get (ev->context, "type"));
     const char *note = json_string_value (json_object_get (ev->context, "note"));
-    if (job_is_bound (job) && !ev->from_host && rt->ops.cancel)
-        rt->ops.cancel (job->id,
+    if (job_is_bound (job) && !ev->from_host && rt->ops->cancel)
+        rt->ops->cancel (job->id,
                        type ? type : "exception",
                        note ? note : "",
                        rt->ops_arg);
@@ -49,8 +50,8 @@ static __attribute__ ((noinline)) void report_urgency_hold (struct job *job,
 {
     struct runtime *rt = job->rt;
     job->reported_urgency_hold = held;
-    if (rt->ops.urgency_hold)
-        rt->ops.urgency_hold (job->id, held, rt->ops_arg);
+    if (rt->ops->urgency_hold)
+        rt->ops->urgency_hold (job->id, held, rt->ops_arg);
 }
 
 /* What perilog.c decides for a job whose events settled: a failed
@@ -77,8 +78,8 @@ static void perilog_apply (struct job *job)
         return;
     if (done.start)
         (void)event_post_host (job, "start", NULL);
-    if (rt->ops.perilog_done)
-        rt->ops.perilog_done (job->id, done.epilog, done.status, done.note,
+    if (rt->ops->perilog_done)
+        rt->ops->perilog_done (job->id, done.epilog, done.status, done.note,
                               rt->ops_arg);
 }
 
@@ -113,14 +114,14 @@ void job_sync_host (struct job *job)
     if (want && (!job->hold_reason || strcmp (want, job->hold_reason))) {
         free (job->hold_reason);
         job->hold_reason = strdup (want);
-        if (rt->ops.hold)
-            rt->ops.hold (job->id, want, rt->ops_arg);
+        if (rt->ops->hold)
+            rt->ops->hold (job->id, want, rt->ops_arg);
     }
     else if (!want && job->hold_reason) {
         free (job->hold_reason);
         job->hold_reason = NULL;
-        if (rt->ops.release)
-            rt->ops.release (job->id, rt->ops_arg);
+        if (rt->ops->release)
+            rt->ops->release (job->id, rt->ops_arg);
     }
     if (job->perilog_wait)
         perilog_apply (job);
@@ -139,8 +140,8 @@ void job_sync_host (struct job *job)
     if (job->state == FLUX_JOB_STATE_SCHED
         && job->priority != job->reported_priority) {
         job->reported_priority = job->priority;
-        if (rt->ops.set_priority)
-            rt->ops.set_priority (job->id, job->priority, rt->ops_arg);
+        if (rt->ops->set_priority)
+            rt->ops->set_priority (job->id, job->priority, rt->ops_arg);
     }
 }
 
@@ -158,11 +159,11 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
     if (ev->kind == EV_EXCEPTION && new_state != prev_state)
         fatal_cancel (job, ev);
     if (ev->kind == EV_JOBSPEC_UPDATE && job_is_bound (job)
-        && !job->quiet_update && rt->ops.jobspec_update) {
+        && !job->quiet_update && rt->ops->jobspec_update) {
         /* flushed after a stack call, or posted by the plugin running */
         struct jt_plugin *origin = job->update_origin ? job->update_origin
                                                       : rt->calling;
-        rt->ops.jobspec_update (job->id, context,
+        rt->ops->jobspec_update (job->id, context,
                                 origin ? origin->list_name : NULL,
                                 rt->ops_arg);
     }
@@ -176,7 +177,7 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
         /* A callback may unsubscribe (the entry is only marked then, see
          * subs_remove), subscribe (appended, so it hears this event) or
          * unload a plugin (kept until the walk ends). */
-        plugins_hold (rt);
+        jt_hold_all (rt);
         for (s = job->subs; s; s = s->next) {
             struct jt_plugin *jt = s->plugin;
             flux_plugin_arg_t *args;
@@ -187,7 +188,7 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
                                   "{s:O}",
                                   "entry", entry);
             stack_push (job);
-            if (plugin_call (jt, topic, args) < 0)
+            if (jt_call (jt, topic, args) < 0)
                 runtime_log (LOG_DEBUG,
                              "jobtap: %s: %s: rc=-1",
                              jt->list_name,
@@ -195,7 +196,7 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
             stack_pop (rt);
             flux_plugin_arg_destroy (args);
         }
-        plugins_release (rt);
+        jt_release_all (rt);
     }
     if (ev->kind == EV_JOBSPEC_UPDATE && stack_handles (rt, "job.update")) {
         json_t *in = call_fields ("updates", context, NULL, 0);
@@ -349,7 +350,7 @@ int stack_call_skip (struct job *job,
     struct jt_plugin **v;
     int n, total = 0;
 
-    if (!(v = plugin_snapshot (rt, &n)))
+    if (!(v = jt_snapshot (rt, &n)))
         return -1;
     /* The plugins before the first one with a handler (the builtins
      * that do not take this topic) would each answer 0: start there. */
@@ -358,7 +359,7 @@ int stack_call_skip (struct job *job,
     while (start < n && v[start] != first)
         start++;
     stack_push (job);
-    plugins_hold (rt);
+    jt_hold_all (rt);
     for (int i = start; i < n; i++) {
         int rc;
         if (!is_loaded (rt, v[i])) /* removed by an earlier callback */
@@ -374,7 +375,7 @@ int stack_call_skip (struct job *job,
             total = -1;
             break;
         }
-        rc = plugin_call (v[i], topic, args);
+        rc = jt_call (v[i], topic, args);
         if (job->pending_updates) {
             args_jobspec_drop (args, job);
             job->update_origin = v[i];
@@ -393,7 +394,7 @@ int stack_call_skip (struct job *job,
         }
         total += rc;
     }
-    plugins_release (rt);
+    jt_release_all (rt);
     stack_pop (rt);
     free (v);
     return total;

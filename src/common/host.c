@@ -28,7 +28,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "msg.h"
-#include "plugins.h"
+#include "loader.h"
 #include "priority.h"
 #include "reactor.h"
 #include "rsummary.h"
@@ -58,21 +58,57 @@ static void symbols_global (void)
         dlclose (self); /* the scope stays global; this only drops our ref */
 }
 
+static void runtime_parts_destroy (struct runtime *rt)
+{
+    if (rt->compact_memo)
+        compact_memo_clear (rt->compact_memo);
+    free (rt->compact_memo);
+    rt->compact_memo = NULL;
+    dispatch_destroy (rt);
+    job_table_destroy (rt);
+    flux_handle_destroy (rt->h);
+    rt->h = NULL;
+}
+
+/* The process's one runtime and the scheduler's actions it calls (none
+ * until jobtap_host_init copies the host's): the host API is
+ * process-wide, as Slurm's plugin API is. */
+static struct jobtap_host_ops host_ops;
+static struct runtime instance = {.ops = &host_ops};
+
+struct runtime *host_runtime (void)
+{
+    return &instance;
+}
+
+/* The modules' state of a runtime about to be used; 0 or -1 (ENOMEM). */
+static int runtime_parts_create (struct runtime *rt)
+{
+    if (!(rt->h = flux_handle_create (rt))
+        || !(rt->jobs = job_table_create ())
+        || !(rt->dispatch = dispatch_create ())
+        || !(rt->compact_memo = calloc (1, sizeof (*rt->compact_memo)))) {
+        runtime_parts_destroy (rt);
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
 {
     struct runtime *rt = host_runtime ();
     runtime_lock ();
     if (rt->refcount == 0) {
-        if (!(rt->h = flux_handle_create (rt))) {
+        if (runtime_parts_create (rt) < 0) {
             runtime_unlock ();
-            errno = ENOMEM;
             return -1;
         }
         symbols_global ();
     }
-    if (rt->refcount++ == 0 || (!rt->ops.log && !rt->ops.hold && ops)) {
+    if (rt->refcount++ == 0 || (!host_ops.log && !host_ops.hold && ops)) {
         if (ops) {
-            rt->ops = *ops;
+            host_ops = *ops;
             rt->ops_arg = arg;
             runtime_log_sink (ops->log, arg);
             conf_settings_apply (rt); /* the host's keep_eventlog */
@@ -90,17 +126,17 @@ void jobtap_host_fini (void)
     flux_reactor_t *reactor = NULL;
     runtime_lock ();
     if (rt->refcount > 0 && --rt->refcount == 0) {
-        plugins_unload_all (rt);
+        loader_unload_all (rt);
         jobs_free_all (rt);
         store_close (rt); /* what was recorded is written */
         reactor = reactor_detach (rt); /* after the destructors above */
-        compact_memo_clear (&rt->compact_memo);
         jobtap_json_pool_log_stats ();
-        flux_handle_destroy (rt->h);
         conf_release (rt);
-        dispatch_release (rt);
         json_decref (rt->inactive_order);
+        runtime_parts_destroy (rt);
         memset (rt, 0, sizeof (*rt));
+        memset (&host_ops, 0, sizeof (host_ops));
+        rt->ops = &host_ops;
         runtime_log_sink (NULL, NULL);
     }
     runtime_unlock ();
@@ -123,7 +159,7 @@ int jobtap_host_plugin_load (const char *name,
     char *tmp = rt->config_path ? strdup (rt->config_path) : NULL;
     if (tmp)
         dir = dirname (tmp);
-    if (!plugin_load (rt, name, conf, dir, err))
+    if (!loader_load (rt, name, conf, dir, err))
         rc = -1;
     free (tmp);
     runtime_unlock ();
@@ -140,7 +176,7 @@ int jobtap_host_plugin_remove (const char *name, jobtap_host_error_t *err)
         return errprintf (err, "no plugin name");
     }
     runtime_lock ();
-    if ((rc = plugin_remove (host_runtime (), name, &e)) < 0)
+    if ((rc = loader_remove (host_runtime (), name, &e)) < 0)
         errprintf (err, "%s: %s", name, e.text);
     runtime_unlock ();
     return rc;
@@ -166,7 +202,7 @@ json_t *jobtap_host_plugin_query (const char *name, jobtap_host_error_t *err)
     char *s = NULL;
 
     runtime_lock ();
-    if (!name || !(jt = plugin_find (host_runtime (), name))) {
+    if (!name || !(jt = loader_find (host_runtime (), name))) {
         errprintf (err, "%s: plugin not found", name ? name : "(null)");
         errno = ENOENT;
         goto out;
@@ -178,7 +214,7 @@ json_t *jobtap_host_plugin_query (const char *name, jobtap_host_error_t *err)
                                  "name", jt->list_name,
                                  "path", jt->path ? jt->path : "builtin") < 0)
         goto out;
-    if (plugin_call (jt, "plugin.query", args) < 0) {
+    if (jt_call (jt, "plugin.query", args) < 0) {
         errprintf (err, "plugin.query failed");
         errno = EINVAL;
         goto out;
@@ -525,6 +561,7 @@ int jobtap_host_job_finish (uint64_t id,
 static void inactive_purge (struct job *job)
 {
     stack_notify (job, "job.inactive-remove");
+    store_forget (job);
     job_forget (job);
 }
 

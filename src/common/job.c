@@ -7,10 +7,10 @@
 #include "aux.h"
 #include "host.h"
 #include "job.h"
+#include "json_util.h"
 #include "log.h"
 #include "runtime.h"
-#include "spec.h"
-#include "store.h"
+#include "store_file.h"
 
 #define NBUCKETS_MIN 4096
 
@@ -25,14 +25,14 @@ void event_release (struct event *ev)
 
 static unsigned bucket (struct runtime *rt, flux_jobid_t id)
 {
-    return (unsigned)((id ^ (id >> 29)) % rt->nbuckets);
+    return (unsigned)((id ^ (id >> 29)) % rt->jobs->nbuckets);
 }
 
 struct job *table_find (struct runtime *rt, flux_jobid_t id)
 {
-    if (!rt->buckets)
+    if (!rt->jobs->buckets)
         return NULL;
-    for (struct job *j = rt->buckets[bucket (rt, id)]; j; j = j->hnext)
+    for (struct job *j = rt->jobs->buckets[bucket (rt, id)]; j; j = j->hnext)
         if (j->id == id)
             return j;
     return NULL;
@@ -42,22 +42,22 @@ struct job *table_find (struct runtime *rt, flux_jobid_t id)
  * however many jobs the scheduler holds. On ENOMEM chains just grow. */
 static void table_grow (struct runtime *rt)
 {
-    size_t n = rt->nbuckets ? rt->nbuckets * 2 : NBUCKETS_MIN;
-    struct job **old = rt->buckets;
-    size_t oldn = rt->nbuckets;
+    size_t n = rt->jobs->nbuckets ? rt->jobs->nbuckets * 2 : NBUCKETS_MIN;
+    struct job **old = rt->jobs->buckets;
+    size_t oldn = rt->jobs->nbuckets;
     struct job **nb = calloc (n, sizeof (*nb));
 
     if (!nb)
         return;
-    rt->buckets = nb;
-    rt->nbuckets = n;
+    rt->jobs->buckets = nb;
+    rt->jobs->nbuckets = n;
     for (size_t b = 0; b < oldn; b++) {
         while (old[b]) {
             struct job *j = old[b];
             unsigned nbk = bucket (rt, j->id);
             old[b] = j->hnext;
-            j->hnext = rt->buckets[nbk];
-            rt->buckets[nbk] = j;
+            j->hnext = rt->jobs->buckets[nbk];
+            rt->jobs->buckets[nbk] = j;
         }
     }
     free (old);
@@ -77,15 +77,15 @@ void table_insert (struct job *job)
 {
     struct runtime *rt = job->rt;
 
-    if (!rt->buckets || rt->njobs >= 2 * rt->nbuckets)
+    if (!rt->jobs->buckets || rt->jobs->njobs >= 2 * rt->jobs->nbuckets)
         table_grow (rt);
-    if (!rt->buckets)
+    if (!rt->jobs->buckets)
         abort (); /* cannot track jobs at all: out of memory at start */
     unsigned b = bucket (rt, job->id);
-    job->hnext = rt->buckets[b];
-    rt->buckets[b] = job;
+    job->hnext = rt->jobs->buckets[b];
+    rt->jobs->buckets[b] = job;
     job->in_table = true;
-    rt->njobs++;
+    rt->jobs->njobs++;
 }
 
 void table_remove (struct job *job)
@@ -94,11 +94,11 @@ void table_remove (struct job *job)
 
     if (!job->in_table)
         return;
-    for (struct job **jp = &rt->buckets[bucket (rt, job->id)]; *jp;
+    for (struct job **jp = &rt->jobs->buckets[bucket (rt, job->id)]; *jp;
          jp = &(*jp)->hnext) {
         if (*jp == job) {
             *jp = job->hnext;
-            rt->njobs--;
+            rt->jobs->njobs--;
             break;
         }
     }
@@ -110,8 +110,8 @@ void job_decref (struct job *job)
     if (job && --job->refcount == 0) {
         int saved_errno = errno;
         for (int f = 0; f < NFIFO; f++)
-            fifo_unlink (job->rt->fifo, f, job);
-        spec_hot_remove (job);
+            fifo_unlink (job->rt->jobs->fifo, f, job);
+        job_hot_leave (job);
         job_aux_destroy_all (job);
         while (job->subs) {
             struct sub *s = job->subs;
@@ -127,7 +127,10 @@ void job_decref (struct job *job)
         json_decref (job->jobspec);
         free (job->jobspec_text);
         json_decref (job->eventlog);
-        store_job_release (job);
+        if (job->store_pending) {
+            strbuf_free (job->store_pending);
+            free (job->store_pending);
+        }
         json_decref (job->end_event);
         json_decref (job->R);
         json_decref (job->annotations);
@@ -171,7 +174,7 @@ struct job *job_create (struct runtime *rt,
         errno = ENOMEM;
         return NULL;
     }
-    job_set_jobspec (job, spec, NULL);
+    job->jobspec = spec; /* a new job: not resting, so not in the hot ring */
     return job;
 }
 
@@ -226,13 +229,13 @@ struct job **table_snapshot (struct runtime *rt,
 {
     int n = 0, i = 0;
     struct job **v;
-    for (size_t b = 0; b < rt->nbuckets; b++)
-        for (struct job *j = rt->buckets[b]; j; j = j->hnext)
+    for (size_t b = 0; b < rt->jobs->nbuckets; b++)
+        for (struct job *j = rt->jobs->buckets[b]; j; j = j->hnext)
             n++;
     if (!(v = calloc (n + 1, sizeof (*v))))
         return NULL;
-    for (size_t b = 0; b < rt->nbuckets; b++)
-        for (struct job *j = rt->buckets[b]; j; j = j->hnext)
+    for (size_t b = 0; b < rt->jobs->nbuckets; b++)
+        for (struct job *j = rt->jobs->buckets[b]; j; j = j->hnext)
             if (include_provisional || job_is_bound (j))
                 v[i++] = job_incref (j);
     *countp = i;
@@ -279,8 +282,8 @@ void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt)
 
     /* Unlink first, destroy after the walk: destructors are plugin code,
      * which may change jobs' aux and the table. */
-    for (size_t b = 0; b < rt->nbuckets; b++) {
-        for (struct job *j = rt->buckets[b]; j; j = j->hnext) {
+    for (size_t b = 0; b < rt->jobs->nbuckets; b++) {
+        for (struct job *j = rt->jobs->buckets[b]; j; j = j->hnext) {
             struct job_aux **ap = &j->aux;
             while (*ap) {
                 struct job_aux *a = *ap;
@@ -307,33 +310,80 @@ void job_aux_plugin_gone (struct runtime *rt, struct jt_plugin *jt)
         aux_destroy (&a->items);
         free (a);
     }
-    for (int i = 0; i < rt->stack_len; i++) {
-        struct job *j = rt->stack[i];
-        if (!j->in_table) {
-            struct job_aux *a = job_aux_find (j, jt);
-            if (a) {
-                aux_destroy (&a->items);
-                a->plugin = NULL;
-            }
-        }
+}
+
+/* --- the hot ring ------------------------------------------------------ */
+
+struct job *job_hot_next_victim (struct runtime *rt)
+{
+    return rt->jobs->hot[rt->jobs->hot_next];
+}
+
+void job_hot_enter (struct job *job)
+{
+    struct job_table *t = job->rt->jobs;
+
+    if (job->hot_slot)
+        return;
+    t->hot[t->hot_next] = job;
+    job->hot_slot = t->hot_next + 1;
+    t->hot_next = (t->hot_next + 1) % SPEC_HOT;
+}
+
+void job_hot_leave (struct job *job)
+{
+    if (job->hot_slot) {
+        job->rt->jobs->hot[job->hot_slot - 1] = NULL;
+        job->hot_slot = 0;
     }
 }
+
+json_t *jobspec_redacted (json_t *jobspec)
+{
+    json_t *system = json_object_get (json_object_get (jobspec, "attributes"),
+                                      "system");
+    json_t *copy;
+
+    if (!json_object_get (system, "environment"))
+        return json_incref (jobspec);
+    if (!(copy = json_deep_copy (jobspec)))
+        return NULL;
+    json_object_del (json_object_get (json_object_get (copy, "attributes"),
+                                      "system"),
+                     "environment");
+    return copy;
+}
+
 
 /* --- lifecycle --------------------------------------------------------- */
 
 void jobs_free_all (struct runtime *rt)
 {
-    for (size_t b = 0; b < rt->nbuckets; b++) {
-        while (rt->buckets[b]) {
-            struct job *j = rt->buckets[b];
-            rt->buckets[b] = j->hnext;
+    for (size_t b = 0; b < rt->jobs->nbuckets; b++) {
+        while (rt->jobs->buckets[b]) {
+            struct job *j = rt->jobs->buckets[b];
+            rt->jobs->buckets[b] = j->hnext;
             j->in_table = false;
             job_decref (j);
         }
     }
-    free (rt->buckets);
-    rt->buckets = NULL;
-    rt->nbuckets = rt->njobs = 0;
+    free (rt->jobs->buckets);
+    rt->jobs->buckets = NULL;
+    rt->jobs->nbuckets = rt->jobs->njobs = 0;
+}
+
+struct job_table *job_table_create (void)
+{
+    return calloc (1, sizeof (struct job_table));
+}
+
+void job_table_destroy (struct runtime *rt)
+{
+    if (rt->jobs) {
+        jobs_free_all (rt);
+        free (rt->jobs);
+        rt->jobs = NULL;
+    }
 }
 
 /* --- jobs --------------------------------------------------------------- */
@@ -355,7 +405,6 @@ void job_annotations_merge (struct job *job, json_t *annotations)
 
 void job_forget (struct job *job)
 {
-    store_forget (job);
     table_remove (job);
     job_decref (job);
 }

@@ -1,9 +1,10 @@
 /* Jobs as the runtime keeps them: struct job and its per-job data (the
  * events waiting to be applied, job aux per plugin, subscribers), the job
- * table (by id, growing with the number of jobs) and the runtime's FIFOs
- * of jobs.  A job is refcounted and knows its runtime (job->rt).
- * Called by every module that handles jobs; calls spec.c (a job's
- * jobspec) and log.c. */
+ * table (by id, growing with the number of jobs), the runtime's FIFOs
+ * of jobs and the ring of jobs whose jobspec tree is kept (spec.c decides
+ * who enters it).  A job is refcounted and knows its runtime (job->rt).
+ * Called by every module that handles jobs; calls aux.c, log.c and the
+ * strbuf of store_file.c only. */
 #ifndef JOBTAP_JOB_H
 #define JOBTAP_JOB_H
 
@@ -34,6 +35,20 @@ struct job_link {
 struct job_fifo {
     struct job *head, *tail;
     size_t count;
+};
+
+/* A jobspec as a jansson tree costs ~6 KiB, as compact text ~0.5 KiB: the
+ * trees of the SPEC_HOT jobs whose jobspec was most recently parsed or
+ * updated stay (spec.c), the others keep only the text. */
+#define SPEC_HOT 256
+
+/* The runtime's jobs (rt->jobs), written by job.c only. */
+struct job_table {
+    struct job **buckets;        /* by id, grows with the jobs */
+    size_t nbuckets, njobs;
+    struct job_fifo fifo[NFIFO];
+    struct job *hot[SPEC_HOT];   /* jobs whose jobspec tree is kept */
+    int hot_next;                /* the slot the next one takes */
 };
 
 /* An event on its way through event_post.  Its eventlog entry
@@ -82,8 +97,8 @@ struct job {
     int state;
     json_t *jobspec;          /* tree, or NULL while compacted (job_jobspec) */
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
-    int hot_slot;             /* 1 + index in rt->spec_hot, 0 if not there */
-    bool spec_resting;        /* past job.new: trees are kept in spec_hot */
+    int hot_slot;             /* 1 + index in the hot ring, 0 if not there */
+    bool spec_resting;        /* past job.new: trees are kept in the ring */
     json_t *eventlog;         /* only if the host keeps eventlogs */
     struct strbuf *store_pending; /* store.c: entries while provisional */
     bool store_started;       /* store.c: its history is being kept */
@@ -178,10 +193,26 @@ struct job **table_snapshot (struct runtime *rt,
                              int *countp,
                              bool include_provisional);
 void snapshot_free (struct job **v, int n);
-/* Remove from the table and drop the table's reference. */
+/* Remove from the table and drop the table's reference (the caller
+ * forgets it in the store first: store_forget). */
 void job_forget (struct job *job);
 /* Drop every job (runtime fini). */
 void jobs_free_all (struct runtime *rt);
+/* The runtime's job table: empty, or NULL (ENOMEM); freed with its jobs. */
+struct job_table *job_table_create (void);
+void job_table_destroy (struct runtime *rt);
+
+/* The hot ring: the job whose slot the next job_hot_enter takes (its
+ * tree is then to be compacted: job_hot_leave), or NULL; enter (no-op if
+ * in); leave (no-op if not in; also when the job is freed). */
+struct job *job_hot_next_victim (struct runtime *rt);
+void job_hot_enter (struct job *job);
+void job_hot_leave (struct job *job);
+
+/* The jobspec a job keeps of the caller's: the object itself, or a copy
+ * without attributes.system.environment, which plugins never see (Flux
+ * redacts it too).  New reference. */
+json_t *jobspec_redacted (json_t *jobspec);
 
 /* Append to / take out of fifos[f] (no-ops if already in / not in). */
 static inline void fifo_push (struct job_fifo *fifos, int f, struct job *job)

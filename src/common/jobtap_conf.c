@@ -15,7 +15,7 @@
 #include "host.h"
 #include "jtplugin.h"
 #include "log.h"
-#include "plugins.h"
+#include "loader.h"
 #include "policy.h"
 #include "runtime.h"
 #include "toml.h"
@@ -55,7 +55,7 @@ static int config_apply_plugins (struct runtime *rt,
     size_t i;
     json_t *entry;
 
-    if (plugins_load_builtins (rt, err) < 0)
+    if (loader_load_builtins (rt, err) < 0)
         return -1;
     if (!plugins)
         return 0;
@@ -117,11 +117,11 @@ static int config_apply_plugins (struct runtime *rt,
                          "jobtap: %s: unknown key \"%.64s\" ignored (an "
                          "entry takes load, conf and remove)",
                          where, unknown);
-        if (remove && plugin_remove (rt, remove, &e) < 0) {
+        if (remove && loader_remove (rt, remove, &e) < 0) {
             errprintf (err, "%s: remove %s: %s", where, remove, e.text);
             goto error;
         }
-        if (load && !plugin_load (rt, load, conf, dir, &e)) {
+        if (load && !loader_load (rt, load, conf, dir, &e)) {
             errprintf (err, "%s: load: %s", where, e.text);
             goto error;
         }
@@ -244,7 +244,7 @@ static int load_config_locked (struct runtime *rt,
     rt->config = config;
     if (config_apply_plugins (rt, path, plugins, lines, err) < 0) {
         int e = errno;
-        plugins_unload_all (rt);
+        loader_unload_all (rt);
         json_decref (rt->config);
         rt->config = NULL;
         json_decref (lines);
@@ -370,7 +370,7 @@ void conf_settings_apply (struct runtime *rt)
 {
     json_t *v = json_object_get (json_object_get (rt->config, "slurm-jobtap"),
                                  "keep-eventlog");
-    rt->keep_eventlog = rt->ops.keep_eventlog || json_is_true (v);
+    rt->keep_eventlog = rt->ops->keep_eventlog || json_is_true (v);
 }
 
 /* Settings read on every job, looked up once per (re)load. */
@@ -465,7 +465,7 @@ int jobtap_host_reload (jobtap_host_error_t *err)
     path = rt->config_path ? strdup (rt->config_path) : NULL;
     old_config = json_incref (rt->config);
     json_t *old_plugins = json_incref (rt->plugins_conf);
-    plugins_unload_all (rt);
+    loader_unload_all (rt);
     rt->configured = false;
     if (load_config_locked (rt, path, err) == 0)
         rc = 0;

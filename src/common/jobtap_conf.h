@@ -1,6 +1,6 @@
 /* The instance config (jobtap.conf).  Its entry points are the host API's
  * jobtap_host_load_config, _reload and _settings (host.h); this header
- * gives the other modules the [slurm-jobtap] settings.  Calls plugins.c,
+ * gives the other modules the [slurm-jobtap] settings.  Calls loader.c,
  * toml.cpp and log.c. */
 #ifndef JOBTAP_JOBTAP_CONF_H
 #define JOBTAP_JOBTAP_CONF_H

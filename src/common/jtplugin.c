@@ -43,7 +43,7 @@ bool is_loaded (struct runtime *rt, struct jt_plugin *jt)
     return false;
 }
 
-struct jt_plugin **plugin_snapshot (struct runtime *rt, int *countp)
+struct jt_plugin **jt_snapshot (struct runtime *rt, int *countp)
 {
     int n = 0, i = 0;
     struct jt_plugin **v;
@@ -81,12 +81,12 @@ void jt_destroy (struct jt_plugin *jt)
     }
 }
 
-void plugins_hold (struct runtime *rt)
+void jt_hold_all (struct runtime *rt)
 {
     rt->calls_active++;
 }
 
-void plugins_release (struct runtime *rt)
+void jt_release_all (struct runtime *rt)
 {
     if (--rt->calls_active == 0) {
         int saved_errno = errno;
@@ -99,32 +99,32 @@ void plugins_release (struct runtime *rt)
     }
 }
 
-struct jt_plugin *plugin_enter (struct runtime *rt, struct jt_plugin *jt)
+struct jt_plugin *jt_enter (struct runtime *rt, struct jt_plugin *jt)
 {
     struct jt_plugin *prev = rt->calling;
-    plugins_hold (rt);
+    jt_hold_all (rt);
     rt->calling = jt;
     return prev;
 }
 
-void plugin_leave (struct runtime *rt, struct jt_plugin *prev)
+void jt_leave (struct runtime *rt, struct jt_plugin *prev)
 {
     rt->calling = prev;
-    plugins_release (rt);
+    jt_release_all (rt);
 }
 
-int plugin_call (struct jt_plugin *jt,
+int jt_call (struct jt_plugin *jt,
                  const char *topic,
                  flux_plugin_arg_t *args)
 {
     struct runtime *rt = jt->rt;
-    struct jt_plugin *prev = plugin_enter (rt, jt);
+    struct jt_plugin *prev = jt_enter (rt, jt);
     int rc = flux_plugin_call (jt->p, topic, args);
-    plugin_leave (rt, prev);
+    jt_leave (rt, prev);
     return rc;
 }
 
-void plugin_retire (struct runtime *rt, struct jt_plugin *jt)
+void jt_retire (struct runtime *rt, struct jt_plugin *jt)
 {
     for (struct jt_plugin **pp = &rt->plugins; *pp; pp = &(*pp)->next) {
         if (*pp == jt) {

@@ -41,7 +41,7 @@ struct jt_plugin {
     char *list_name;      /* basename or ".builtin" */
     char *path;           /* NULL for builtins */
     char *sort_mode;      /* set_load_sort_order */
-    bool removed;         /* plugins.c: unloaded, perhaps still running */
+    bool removed;         /* loader.c: unloaded, perhaps still running */
     struct service *services;
     struct pass_count pass; /* priority.c: this plugin in the current pass */
     struct jt_plugin *next;
@@ -83,25 +83,25 @@ const char *jt_internal_name (struct jt_plugin *jt);
 
 bool is_loaded (struct runtime *rt, struct jt_plugin *jt);
 /* The loaded plugins in load order (malloc'd, *countp of them). */
-struct jt_plugin **plugin_snapshot (struct runtime *rt, int *countp);
+struct jt_plugin **jt_snapshot (struct runtime *rt, int *countp);
 
 /* While held (nested holds count), retired plugins are not destroyed:
  * a caller walking a snapshot of the plugins holds them. */
-void plugins_hold (struct runtime *rt);
-void plugins_release (struct runtime *rt);
+void jt_hold_all (struct runtime *rt);
+void jt_release_all (struct runtime *rt);
 /* Plugin code of jt is about to run (a callback, its init, a service
  * handler, a continuation, a timer; jt NULL: code of no plugin): held as
- * plugins_hold does, and rt->calling is jt until plugin_leave, which
- * takes the value plugin_enter returned.  They nest. */
-struct jt_plugin *plugin_enter (struct runtime *rt, struct jt_plugin *jt);
-void plugin_leave (struct runtime *rt, struct jt_plugin *prev);
-/* flux_plugin_call on jt, between plugin_enter and plugin_leave. */
-int plugin_call (struct jt_plugin *jt,
+ * jt_hold_all does, and rt->calling is jt until jt_leave, which
+ * takes the value jt_enter returned.  They nest. */
+struct jt_plugin *jt_enter (struct runtime *rt, struct jt_plugin *jt);
+void jt_leave (struct runtime *rt, struct jt_plugin *prev);
+/* flux_plugin_call on jt, between jt_enter and jt_leave. */
+int jt_call (struct jt_plugin *jt,
                  const char *topic,
                  flux_plugin_arg_t *args);
 /* Unlink jt from the loaded list (if there) and destroy it now, or when
  * the last running callback returns. */
-void plugin_retire (struct runtime *rt, struct jt_plugin *jt);
+void jt_retire (struct runtime *rt, struct jt_plugin *jt);
 /* Destroy a plugin that was never in the list. */
 void jt_destroy (struct jt_plugin *jt);
 

@@ -13,6 +13,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "priority.h"
+#include "priority_args.h"
 #include "runtime.h"
 
 void get_priority (struct job *job)

@@ -246,14 +246,14 @@ static void arm (flux_watcher_t *w, double deadline)
 /* Run w's callback as its plugin's code. */
 static void watcher_call (flux_reactor_t *r, flux_watcher_t *w)
 {
-    struct jt_plugin *prev = plugin_enter (r->rt, w->owner);
+    struct jt_plugin *prev = jt_enter (r->rt, w->owner);
 
     w->running++;
     w->cb (r, w, 0, w->arg);
     if (--w->running == 0 && w->destroyed)
         free (w);
     /* may destroy a plugin removed meanwhile: reap frees its leftovers */
-    plugin_leave (r->rt, prev);
+    jt_leave (r->rt, prev);
 }
 
 /* Run the timers due at the start of this turn, earliest first.  Those

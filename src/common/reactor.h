@@ -8,7 +8,7 @@
  * jobtap_host_fini, started again if a later init's plugins need it.  It
  * sleeps in ppoll() until the earliest deadline, or until an eventfd
  * wakes it, without the runtime lock; it runs an expired timer's callback
- * with the lock held, as its plugin's code (plugin_enter), like any other
+ * with the lock held, as its plugin's code (jt_enter), like any other
  * callback: no current job, the whole Flux API allowed.
  *
  * A watcher belongs to the plugin whose code created it (rt->calling).
@@ -19,7 +19,7 @@
  *
  * The Flux entry points (in reactor.c) take the runtime lock; the
  * functions below are called with it held, except reactor_destroy.
- * Called by host.c (the last fini), plugins.c (removing a plugin) and
+ * Called by host.c (the last fini), loader.c (removing a plugin) and
  * rpc.c (flux_future_then's timeout); calls jtplugin.h, log.h and
  * flux_handle.h (the runtime behind a flux_t). */
 #ifndef JOBTAP_REACTOR_H

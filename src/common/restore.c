@@ -11,7 +11,7 @@
  * A kept history may end part way through what one event set off (a
  * SIGKILL can cut the store's write short): a job it leaves in PRIORITY
  * is asked for its priority, as by a plugin's reprioritize-all.
- * A host API entry point; calls event.c, plugins.c, priority.c, submit.c,
+ * A host API entry point; calls event.c, loader.c, priority.c, submit.c,
  * dispatch.c, job.c, state.c and store.c. */
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +28,7 @@
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
-#include "plugins.h"
+#include "loader.h"
 #include "priority.h"
 #include "runtime.h"
 #include "spec.h"
@@ -268,8 +268,8 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
      * restored job in its own load sort order (set_load_sort_order), as
      * when a plugin is loaded while jobs exist. */
     int np;
-    struct jt_plugin **plugins = plugin_snapshot (rt, &np);
-    plugins_hold (rt); /* a callback may remove a plugin of the snapshot */
+    struct jt_plugin **plugins = jt_snapshot (rt, &np);
+    jt_hold_all (rt); /* a callback may remove a plugin of the snapshot */
     for (int j = 0; plugins && j < np; j++) {
         struct jt_plugin *jt = plugins[j];
         memcpy (order, v, k * sizeof (*v));
@@ -281,7 +281,7 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
             stack_pop (rt);
         }
     }
-    plugins_release (rt);
+    jt_release_all (rt);
     free (plugins);
     /* Then each job carries on from where it stands: a new one through
      * its states with the whole stack; a kept one in SCHED back to
@@ -305,8 +305,8 @@ int jobtap_host_jobs_restore (json_t *jobs, jobtap_host_error_t *err)
             event_post_known (job, EV_DEPEND, NULL);
         job_sync_host (job);
         if (v[i].resend && job->state < FLUX_JOB_STATE_RUN
-            && rt->ops.jobspec_update)
-            rt->ops.jobspec_update (job->id, v[i].resend, NULL, rt->ops_arg);
+            && rt->ops->jobspec_update)
+            rt->ops->jobspec_update (job->id, v[i].resend, NULL, rt->ops_arg);
         json_decref (v[i].resend);
         job_spec_rest (job);
         job_decref (job);

@@ -68,9 +68,9 @@ static void future_continue (flux_future_t *f)
         return;
     }
     f->refcount++; /* the continuation may destroy f */
-    prev = plugin_enter (rt, reactor_watcher_owner (f->timer));
+    prev = jt_enter (rt, reactor_watcher_owner (f->timer));
     f->then (f, f->then_arg);
-    plugin_leave (rt, prev);
+    jt_leave (rt, prev);
     flux_future_destroy (f);
 }
 

@@ -3,7 +3,9 @@
  * or a plugin, jt_runtime).  There is one per process: host.c makes it at
  * jobtap_host_init and is the only place that keeps it, because the host
  * API (host.h) is process-wide as Slurm's plugin API is.  Fields belong
- * to the module named beside them; others only read them. */
+ * to the module named beside them; others only read them.  The modules'
+ * own state is behind pointers to their types (job.h, dispatch.h, ...),
+ * so this header includes none of theirs. */
 #ifndef JOBTAP_RUNTIME_H
 #define JOBTAP_RUNTIME_H
 
@@ -13,36 +15,31 @@
 #include <jansson.h>
 #include <flux/core.h>
 
-#include "compact.h"
-#include "dispatch.h"
-#include "host.h"
-#include "job.h"
-#include "spec.h"
+struct compact_memo;
+struct dispatch;
+struct job_table;
+struct jobtap_host_ops;
+struct jt_plugin;
+struct policy;
+struct store;
 
 struct runtime {
     int refcount;                  /* host.c: jobtap_host_init/fini pairs */
-    struct jobtap_host_ops ops;    /* host.c: the scheduler's actions */
+    const struct jobtap_host_ops *ops; /* host.c: the scheduler's actions */
     void *ops_arg;
 
     flux_t *h;                     /* host.c: what plugins get as flux_t */
-    struct jt_plugin *plugins;     /* plugins.c: loaded, in load order */
+    struct jt_plugin *plugins;     /* loader.c: loaded, in load order */
     struct jt_plugin *retired;     /* jtplugin.c: unloaded mid-callback */
     int calls_active;              /* jtplugin.c */
     struct jt_plugin *calling;     /* jtplugin.c: whose code runs now */
     flux_reactor_t *reactor;       /* reactor.c: made on first use */
 
-    struct job **buckets;          /* job.c: the table, grows with jobs */
-    size_t nbuckets, njobs;
-    struct job_fifo fifo[NFIFO];   /* job.c, submit.c, spec.c */
-    struct job *spec_hot[SPEC_HOT]; /* spec.c: jobs whose tree is kept */
-    int spec_hot_next;
-    struct compact_memo compact_memo; /* spec.c, store.c: shared subtrees */
+    struct job_table *jobs;        /* job.c: the table, FIFOs, hot ring */
+    struct dispatch *dispatch;     /* dispatch.c: job stack, topic cache */
+    struct compact_memo *compact_memo; /* compact.c: shared subtrees */
     uint64_t next_token;           /* submit.c: provisional ids */
     json_t *inactive_order;        /* host.c: inactive ids, oldest first */
-
-    struct job **stack;            /* dispatch.c: the current-job stack */
-    int stack_len, stack_cap;
-    struct topic_answer topic_cache[TOPIC_CACHE]; /* dispatch.c */
 
     char *config_path;             /* jobtap_conf.c */
     json_t *config;                /* whole instance config */
@@ -55,7 +52,7 @@ struct runtime {
     char *reload_error;            /* jobtap_conf.c: why it was refused, or NULL */
     struct store *store;           /* store.c: NULL unless the host opened it */
     bool in_pass;                  /* priority.c: reprioritize_all runs */
-    struct pass_args pass_args;    /* dispatch.c: a pass's reused args */
+    json_t *pass_in, *pass_out;    /* priority_args.c: a pass's reused args */
 };
 
 /* The process's runtime.  Only the host API's entry points (host.c,

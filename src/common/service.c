@@ -77,9 +77,9 @@ int service_send (struct runtime *rt,
     }
     JSON_POOL_ASSERT_OUTSIDE (NULL, topic);
     /* a handler may unload its own plugin: keep it until cb returns */
-    prev = plugin_enter (rt, owner);
+    prev = jt_enter (rt, owner);
     s->cb (rt->h, NULL, request, s->arg);
-    plugin_leave (rt, prev);
+    jt_leave (rt, prev);
     rc = 0;
 out:
     runtime_unlock ();

@@ -11,42 +11,30 @@
 #include "runtime.h"
 #include "spec.h"
 
-void spec_hot_remove (struct job *job)
-{
-    struct runtime *rt = job->rt;
-
-    if (job->hot_slot) {
-        rt->spec_hot[job->hot_slot - 1] = NULL;
-        job->hot_slot = 0;
-    }
-}
-
 /* Keep only the text of a job's jobspec (made now if the tree changed). */
 static void spec_compact (struct job *job)
 {
-    spec_hot_remove (job);
+    job_hot_leave (job);
     if (!job->jobspec)
         return;
     if (!job->jobspec_text)
-        job->jobspec_text = compact_dumps (&job->rt->compact_memo, job->jobspec);
+        job->jobspec_text = compact_dumps (job->rt->compact_memo, job->jobspec);
     if (job->jobspec_text) { /* else out of memory: keep the tree */
         json_decref (job->jobspec);
         job->jobspec = NULL;
     }
 }
 
+/* The job's tree stays, in the ring's next slot: its holder gives it up. */
 static void spec_hot_add (struct job *job)
 {
-    struct runtime *rt = job->rt;
     struct job *victim;
 
     if (job->hot_slot)
         return;
-    if ((victim = rt->spec_hot[rt->spec_hot_next]))
+    if ((victim = job_hot_next_victim (job->rt)))
         spec_compact (victim);
-    rt->spec_hot[rt->spec_hot_next] = job;
-    job->hot_slot = rt->spec_hot_next + 1;
-    rt->spec_hot_next = (rt->spec_hot_next + 1) % SPEC_HOT;
+    job_hot_enter (job);
 }
 
 /* The job's jobspec tree (borrowed; incref it to hold it across anything
@@ -89,12 +77,12 @@ void job_spec_rest (struct job *job)
     struct runtime *rt = job->rt;
 
     job->spec_resting = true;
-    if (!rt->ops.compact_later) {
+    if (!rt->ops->compact_later) {
         spec_compact (job);
         return;
     }
     if (job->jobspec)
-        fifo_push (rt->fifo, FIFO_REST, job);
+        fifo_push (rt->jobs->fifo, FIFO_REST, job);
 }
 
 void spec_compact_resting (struct runtime *rt)
@@ -102,8 +90,8 @@ void spec_compact_resting (struct runtime *rt)
     for (;;) {
         struct job *job;
         runtime_lock ();
-        if ((job = rt->fifo[FIFO_REST].head)) {
-            fifo_unlink (rt->fifo, FIFO_REST, job);
+        if ((job = rt->jobs->fifo[FIFO_REST].head)) {
+            fifo_unlink (rt->jobs->fifo, FIFO_REST, job);
             if (!job->hot_slot) /* read again since: the hot set has it */
                 spec_compact (job);
         }
@@ -142,22 +130,6 @@ json_t *updates_own (struct job *job)
  * place only what nobody else holds, own_object), or a copy without
  * attributes.system.environment, which plugins never see (Flux redacts
  * it too). New reference. */
-json_t *jobspec_redacted (json_t *jobspec)
-{
-    json_t *system = json_object_get (json_object_get (jobspec, "attributes"),
-                                      "system");
-    json_t *copy;
-
-    if (!json_object_get (system, "environment"))
-        return json_incref (jobspec);
-    if (!(copy = json_deep_copy (jobspec)))
-        return NULL;
-    json_object_del (json_object_get (json_object_get (copy, "attributes"),
-                                      "system"),
-                     "environment");
-    return copy;
-}
-
 /* Apply dotted-key updates to a job's jobspec; a null value deletes the
  * key.  Objects along each updated path that someone else holds (a
  * callback's args, the submitter, a subtree shared between jobs, the

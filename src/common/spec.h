@@ -1,7 +1,7 @@
 /* Jobspec storage: a job's jobspec as a tree while plugins read it, as
  * compact text at rest (the SPEC_HOT most recently used trees stay), and
  * changes to it: dotted-key updates, copied on write where someone else
- * holds the objects.  Called by job.c and the modules above it; calls
+ * holds the objects.  Called by the modules above job.c; calls job.c,
  * compact.c, jsonpool and log.c only. */
 #ifndef JOBTAP_SPEC_H
 #define JOBTAP_SPEC_H
@@ -12,12 +12,10 @@
 struct job;
 struct runtime;
 
-/* A jobspec as a jansson tree costs ~6 KiB, as compact text ~0.5 KiB.
- * A job keeps the tree through submit and job.new, where plugins read it,
+/* A job keeps the tree through submit and job.new, where plugins read it,
  * then only the text (job_spec_rest, never on the submit path).  A later
- * reader parses the text again; the SPEC_HOT most recently parsed or
- * updated trees stay. */
-#define SPEC_HOT 256
+ * reader parses the text again; the SPEC_HOT (job.h) most recently parsed
+ * or updated trees stay. */
 
 /* The job's jobspec tree (borrowed; incref it to hold it across anything
  * that may call plugins, which may push it out of the hot set). */
@@ -28,12 +26,6 @@ void job_set_jobspec (struct job *job, json_t *spec, char *text);
  * with ops.compact_later, at spec_compact_resting. */
 void job_spec_rest (struct job *job);
 void spec_compact_resting (struct runtime *rt);
-void spec_hot_remove (struct job *job);
-
-/* The jobspec a job keeps of the caller's: the object itself, or a copy
- * without attributes.system.environment, which plugins never see (Flux
- * redacts it too).  New reference. */
-json_t *jobspec_redacted (json_t *jobspec);
 /* attributes.system.dependencies of the job's jobspec (new reference, so
  * it outlives the tree while plugins are called), or NULL. */
 json_t *job_dependencies (struct job *job);

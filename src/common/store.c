@@ -175,7 +175,7 @@ void store_record_event (struct job *job, struct event *ev)
         b = job->store_pending;
         if (b->len)
             strbuf_put (b, ",", 1);
-        put_entry (b, &job->rt->compact_memo, ev);
+        put_entry (b, job->rt->compact_memo, ev);
         return;
     }
     b = &s->buf;
@@ -197,7 +197,7 @@ void store_record_event (struct job *job, struct event *ev)
     }
     else
         line_begin (b, job->id, ",\"e\":[");
-    put_entry (b, &job->rt->compact_memo, ev);
+    put_entry (b, job->rt->compact_memo, ev);
     strbuf_puts (b, "]}\n");
 }
 

@@ -17,6 +17,7 @@
 #include "event.h"
 #include "host.h"
 #include "job.h"
+#include "json_util.h"
 #include "log.h"
 #include "runtime.h"
 #include "spec.h"
@@ -26,7 +27,7 @@
 /* A provisional job that will never become real. */
 static void provisional_drop (struct job *job)
 {
-    fifo_unlink (job->rt->fifo, FIFO_PROV, job);
+    fifo_unlink (job->rt->jobs->fifo, FIFO_PROV, job);
     stack_notify (job, "job.destroy");
     job_forget (job);
 }
@@ -38,7 +39,7 @@ static void provisional_expire (struct runtime *rt)
     json_int_t max = setting_int (rt, "provisional-max", 1024);
     json_int_t timeout = setting_int (rt, "provisional-timeout", 600);
     double t = now ();
-    struct job_fifo *prov = &rt->fifo[FIFO_PROV];
+    struct job_fifo *prov = &rt->jobs->fifo[FIFO_PROV];
 
     while (prov->head
            && ((json_int_t)prov->count >= max
@@ -185,7 +186,7 @@ int jobtap_host_submit (json_t *jobspec,
     job->token = ++rt->next_token;
     job->id = JOBTAP_PROVISIONAL_ID_BIT | job->token;
     table_insert (job);
-    fifo_push (rt->fifo, FIFO_PROV, job);
+    fifo_push (rt->jobs->fifo, FIFO_PROV, job);
     jobtap_host_json_pool_begin ();
     int ctx_flags = flags & ~JOBTAP_SUBMIT_TAKE_JOBSPEC; /* not the job's */
     json_t *ctx = submit_context (userid, urgency, &ctx_flags);
@@ -265,7 +266,7 @@ int jobtap_host_job_new (uint64_t token,
             goto out;
         }
         table_remove (job);
-        fifo_unlink (rt->fifo, FIFO_PROV, job);
+        fifo_unlink (rt->jobs->fifo, FIFO_PROV, job);
         job->token = 0;
         job->id = id;
         job->userid = userid;

@@ -130,7 +130,7 @@ ctld_pid() {
 	echo "$pid"
 }
 ctld_start() {
-	"/usr/sbin/slurmctld" -D -f "$SLURM_CONF" >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
+	(cluster_exec_dumpable /usr/sbin/slurmctld -D -f "$SLURM_CONF") >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
 	CLUSTER_PIDS[1]=$!
 	echo "$!" >"$CLUSTER_DIR/run/slurmctld.pid"
 }
@@ -138,9 +138,10 @@ lines_now() { wc -l <"$ctld_log"; }
 log_since() { tail -n +$(($1 + 1)) "$ctld_log"; }
 out_lines() { wc -l <"$CLUSTER_DIR/log/slurmctld.out" 2>/dev/null || echo 0; }
 
-# A bail-out stops the streams too (they would submit on forever).
+# A bail-out stops the streams too (they would submit on forever); it waits
+# for them alone (a bare wait would wait for the cluster's daemons, for ever).
 pids=()
-trap 'touch "$W/stop" 2>/dev/null; kill "${pids[@]}" 2>/dev/null; wait; _cluster_on_exit' EXIT
+trap 'touch "$W/stop" 2>/dev/null; kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}"; _cluster_on_exit' EXIT
 for round in $(seq 1 "$KILL_ROUNDS"); do
 	rm -f "$W/stop"
 	pids=()

@@ -8,6 +8,8 @@
 #include <flux/core.h>
 
 #include "core_util.h"
+#include "compact.h"
+#include "dispatch.h"
 #include "host.h"
 #include "job.h"
 #include "jtplugin.h"
@@ -142,4 +144,24 @@ void core_trace_cancel (uint64_t id,
 {
     (void)arg;
     core_trace ("cancel %ju %s %s", (uintmax_t)id, type, note);
+}
+
+void core_runtime_init (struct runtime *rt, struct jobtap_host_ops *ops)
+{
+    static struct jobtap_host_ops none;
+
+    rt->ops = ops ? ops : &none;
+    if (!(rt->jobs = job_table_create ()) || !(rt->dispatch = dispatch_create ())
+        || !(rt->compact_memo = calloc (1, sizeof (*rt->compact_memo))))
+        bail_out ("core_runtime_init: out of memory");
+}
+
+void core_runtime_fini (struct runtime *rt)
+{
+    job_table_destroy (rt);
+    dispatch_destroy (rt);
+    if (rt->compact_memo)
+        compact_memo_clear (rt->compact_memo);
+    free (rt->compact_memo);
+    rt->compact_memo = NULL;
 }

@@ -9,6 +9,15 @@
 struct runtime;
 struct job;
 
+/* A runtime of the test's own (not the process's, host_runtime): the
+ * modules' state made, as jobtap_host_init makes it, and the host's
+ * actions those of 'ops' (held: the test may change them as it goes;
+ * NULL: none).  Bails out on failure.  core_runtime_fini frees its jobs
+ * and that state. */
+struct jobtap_host_ops;
+void core_runtime_init (struct runtime *rt, struct jobtap_host_ops *ops);
+void core_runtime_fini (struct runtime *rt);
+
 /* An in-process jobtap plugin named 'name', appended to rt's plugins as
  * the loader would (no DSO, which would bring a second runtime).  Bails
  * out on failure. */
@@ -23,7 +32,6 @@ struct job *core_job_in_table (struct runtime *rt, flux_jobid_t id, int state);
  * a jobtap.conf holding 'toml' written to a temporary directory, or of
  * no file (builtins only) if toml is NULL.  Bails out on failure.
  * core_host_teardown drops the runtime (plugins and jobs) and the file. */
-struct jobtap_host_ops;
 void core_host_setup (const struct jobtap_host_ops *ops,
                       void *arg,
                       const char *toml);

@@ -16,11 +16,12 @@
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
-#include "plugins.h"
+#include "loader.h"
 #include "runtime.h"
 #include "tap.h"
 
 static struct runtime rt;
+static struct jobtap_host_ops ops;
 
 static void op_set_priority (uint64_t id, int64_t priority, void *arg)
 {
@@ -304,9 +305,10 @@ static void test_call (struct jt_plugin *jt, struct jt_plugin *other)
 
 int main (void)
 {
+    core_runtime_init (&rt, &ops);
     struct jt_plugin *jt, *other;
 
-    rt.ops.set_priority = op_set_priority;
+    ops.set_priority = op_set_priority;
     runtime_log_sink (log_sink, NULL);
     if (!(rt.h = flux_handle_create (&rt)))
         bail_out ("flux_handle_create failed");
@@ -320,10 +322,10 @@ int main (void)
     test_reprioritize (jt);
     test_call (jt, other);
 
-    plugins_unload_all (&rt);
+    loader_unload_all (&rt);
     jobs_free_all (&rt);
     flux_handle_destroy (rt.h);
-    free (rt.stack);
+    core_runtime_fini (&rt);
     runtime_log_sink (NULL, NULL);
     done_testing ();
 }

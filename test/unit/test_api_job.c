@@ -16,12 +16,13 @@
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
-#include "plugins.h"
+#include "loader.h"
 #include "runtime.h"
 #include "state.h"
 #include "tap.h"
 
 static struct runtime rt;
+static struct jobtap_host_ops ops;
 static char last_log[512];
 
 static void log_sink (int level, const char *msg, void *arg)
@@ -367,12 +368,13 @@ static void test_perilog (struct jt_plugin *jt)
 
 int main (void)
 {
+    core_runtime_init (&rt, &ops);
     struct jt_plugin *jt, *other;
 
-    rt.ops.hold = core_trace_hold;
-    rt.ops.release = core_trace_release;
-    rt.ops.cancel = core_trace_cancel;
-    rt.ops.keep_eventlog = rt.keep_eventlog = true;
+    ops.hold = core_trace_hold;
+    ops.release = core_trace_release;
+    ops.cancel = core_trace_cancel;
+    ops.keep_eventlog = rt.keep_eventlog = true;
     runtime_log_sink (log_sink, NULL);
     jt = core_plugin_make (&rt, "api.so");
     other = core_plugin_make (&rt, "other.so");
@@ -385,9 +387,8 @@ int main (void)
     test_results (jt);
     test_perilog (jt);
 
-    plugins_unload_all (&rt);
-    jobs_free_all (&rt);
-    free (rt.stack);
+    loader_unload_all (&rt);
+    core_runtime_fini (&rt);
     runtime_log_sink (NULL, NULL);
     done_testing ();
 }

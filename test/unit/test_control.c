@@ -23,6 +23,7 @@
 #include "control_server.h"
 #include "core_util.h"
 #include "host.h"
+#include "job.h"
 #include "jtplugin.h"
 #include "runtime.h"
 #include "tap.h"

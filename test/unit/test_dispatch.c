@@ -45,7 +45,7 @@ static struct job *job_make (flux_jobid_t id, int state)
 static struct topic_answer *cached (const char *topic)
 {
     for (int i = 0; i < TOPIC_CACHE; i++) {
-        struct topic_answer *a = &rt.topic_cache[i];
+        struct topic_answer *a = &rt.dispatch->topic_cache[i];
         if (a->gen == plugin_handlers_generation () && !strcmp (a->topic, topic))
             return a;
     }
@@ -108,7 +108,7 @@ static void test_topics (void)
         "a handler removed: b first of 2");
     ok (first_handler (&rt, "job.state.run", &n) == NULL && n == 0,
         "...and nobody handles job.state.run now");
-    plugin_retire (&rt, b);
+    jt_retire (&rt, b);
     ok (first_handler (&rt, "job.state.sched", &n) == c && n == 1,
         "a plugin retired: c alone");
 
@@ -134,8 +134,8 @@ static void test_topics (void)
     }
     isint (wrong, 0, "with the cache full and evicting, answers stay right");
 
-    plugin_retire (&rt, a);
-    plugin_retire (&rt, c);
+    jt_retire (&rt, a);
+    jt_retire (&rt, c);
 }
 
 static void test_default_priority (void)
@@ -165,13 +165,13 @@ static void test_default_priority (void)
         "a plugin first in load order: NULL, 2 handlers");
     rt.plugins = builtin;
     builtin->next = NULL;
-    plugin_retire (&rt, other);
+    jt_retire (&rt, other);
 
     builtin->path = strdup ("/x/.priority-default");
     plugin_handlers_changed ();
     ok (default_priority (&rt, "job.priority.get", &n) == NULL && n == 1,
         "a DSO with the builtin's name is not the builtin");
-    plugin_retire (&rt, builtin);
+    jt_retire (&rt, builtin);
 }
 
 static void test_stack (void)
@@ -192,11 +192,11 @@ static void test_stack (void)
     stack_pop (&rt);
     ok (current_job (&rt) == NULL && a->refcount == 1, "popped empty");
     stack_pop (&rt);
-    ok (rt.stack_len == 0, "popping an empty stack is a no-op");
+    ok (rt.dispatch->stack_len == 0, "popping an empty stack is a no-op");
 
     for (int i = 0; i < 40; i++)
         stack_push (i % 2 ? b : a);
-    isint (rt.stack_len, 40, "the stack grows past its first 16");
+    isint (rt.dispatch->stack_len, 40, "the stack grows past its first 16");
     isint (a->refcount, 21, "each push a reference");
     for (int i = 39; i >= 0; i--) {
         if (current_job (&rt) != (i % 2 ? b : a))
@@ -251,7 +251,7 @@ static void test_lookup (void)
     flux_plugin_destroy (plain);
     job_decref (cur);
     jobs_free_all (&rt);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 static void test_args (void)
@@ -328,24 +328,15 @@ static void test_args (void)
     flux_plugin_arg_destroy (args);
     isint (job->refcount, 1, "args never read let go of the job");
 
-    args = priority_args (job, NULL,
-                          core_plugin_make (&rt, ".priority-default"));
-    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{s:I}",
-                                "priority", &priority) == 0
-            && priority == 20,
-        "priority_args with the builtin: OUT priority is the urgency");
+    args = job_args_create (job);
     ok (out_errmsg (args) == NULL, "out_errmsg: none set");
     flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}", "errmsg",
                           "denied");
     is (out_errmsg (args), "denied", "out_errmsg reads OUT errmsg");
     flux_plugin_arg_destroy (args);
-    plugin_retire (&rt, rt.plugins);
 
-    json_t *o = priority_object (7);
-    isint (json_integer_value (json_object_get (o, "priority")), 7,
-           "priority_object");
-    json_decref (o);
-    o = call_fields ("updates", spec, "n", 3);
+    json_t *o = call_fields ("updates", spec, "n", 3);
+
     ok (json_object_get (o, "updates") == spec
             && json_integer_value (json_object_get (o, "n")) == 3
             && json_object_size (o) == 2,
@@ -362,13 +353,13 @@ static void test_args (void)
 
 int main (void)
 {
+    core_runtime_init (&rt, NULL);
     test_topics ();
     test_default_priority ();
     test_stack ();
     test_lookup ();
     test_args ();
 
-    jobs_free_all (&rt);
-    free (rt.stack);
+    core_runtime_fini (&rt);
     done_testing ();
 }

@@ -20,6 +20,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "runtime.h"
+#include "spec.h"
 #include "state.h"
 #include "tap.h"
 
@@ -94,7 +95,7 @@ static void op_urgency_hold (uint64_t id, bool held, void *arg)
     act ("urgency-hold %ju %s", (uintmax_t)id, held ? "held" : "lifted");
 }
 
-static const struct jobtap_host_ops ops = {
+static struct jobtap_host_ops ops = {
     .hold = op_hold,
     .release = op_release,
     .set_priority = op_set_priority,
@@ -204,8 +205,8 @@ static void test_subscribers (void)
     ok (flux_jobtap_job_subscribe (u->p, 61) < 0 && errno == ENOENT,
         "subscribing to an unknown job: ENOENT");
     job_forget (job);
-    plugin_retire (&rt, u);
-    plugin_retire (&rt, s);
+    jt_retire (&rt, u);
+    jt_retire (&rt, s);
 }
 
 /* A callback that subscribes another plugin, or unloads one, while the
@@ -235,8 +236,8 @@ static int cb_unload_other (flux_plugin_t *p,
     (void)arg;
     hear (heard_a, sizeof (heard_a), args);
     if (!strcmp (topic, "job.event.memo") && other_plugin) {
-        job_aux_plugin_gone (&rt, other_plugin); /* as plugins.c unloads */
-        plugin_retire (&rt, other_plugin);
+        job_aux_plugin_gone (&rt, other_plugin); /* as loader.c unloads */
+        jt_retire (&rt, other_plugin);
         other_plugin = NULL;
     }
     return 0;
@@ -283,7 +284,7 @@ static void test_subscribers_change (void)
     event_post (job, "memo", NULL);
     is (heard_a, "memo memo", "the remaining subscriber hears on");
     job_forget (job);
-    plugin_retire (&rt, a);
+    jt_retire (&rt, a);
 }
 
 /* --- the queue of events posted while busy ---------------------------- */
@@ -333,7 +334,7 @@ static void test_queue (void)
     ok (posted_test (job, "note-from-plugin"),
         "the queued unknown name was posted");
     job_forget (job);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 /* --- the host's actions ------------------------------------------------ */
@@ -406,13 +407,13 @@ static void test_sync_host (void)
         "a provisional job: the host is told nothing");
     job_decref (prov);
 
-    rt.ops.hold = NULL;
+    ops.hold = NULL;
     job->state = FLUX_JOB_STATE_PRIORITY;
     job_sync_host (job);
     ok (actions[0] == '\0' && job->hold_reason
             && !strcmp (job->hold_reason, "jobtap: priority unavailable"),
         "no hold op: nothing told, the hold still remembered");
-    rt.ops.hold = op_hold;
+    ops.hold = op_hold;
     job_forget (job);
 }
 
@@ -445,7 +446,7 @@ static void test_post_effects (void)
         "priority 71 4294967295",
         "each change told to the host");
 
-    rt.ops.event = op_event;
+    ops.event = op_event;
     actions[0] = '\0';
     ctx = json_pack ("{s:s s:i s:s}", "type", "test", "severity", 0, "note",
                      "bad job");
@@ -455,7 +456,7 @@ static void test_post_effects (void)
     is (actions, "cancel 71 test bad job; event 71 exception",
         "the host cancels the job, and hears the event");
     json_decref (ctx);
-    rt.ops.event = NULL;
+    ops.event = NULL;
     job_forget (job);
 
     /* an exception the scheduler reported: it is not asked back */
@@ -538,7 +539,7 @@ static int cb_stack (flux_plugin_t *p,
     if (!strcmp (what, "fail"))
         return -1;
     if (!strcmp (what, "retire"))
-        plugin_retire (&rt, to_retire);
+        jt_retire (&rt, to_retire);
     if (!strcmp (what, "answer"))
         flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT,
                               "{s:I s:{s:{s:s}}}",
@@ -592,7 +593,7 @@ static void test_stack_calls (void)
     is (called, "a c", "the retired plugin is skipped, the next called");
     ok (!is_loaded (&rt, b) && rt.retired == NULL && rt.calls_active == 0,
         "it is destroyed once the stack call is over");
-    ok (rt.stack_len == 0, "the current-job stack is back to empty");
+    ok (rt.dispatch->stack_len == 0, "the current-job stack is back to empty");
     flux_plugin_arg_destroy (args);
 
     /* OUT priority and annotations applied to the job */
@@ -628,8 +629,8 @@ static void test_stack_calls (void)
         "the host hears the update; the job goes back to PRIORITY");
 
     job_forget (job);
-    plugin_retire (&rt, a);
-    plugin_retire (&rt, c);
+    jt_retire (&rt, a);
+    jt_retire (&rt, c);
 }
 
 /* A subscriber whose job.event.* callback unsubscribes and then fails:
@@ -663,7 +664,7 @@ static void test_unsubscribe_then_fail (void)
         "a callback that unsubscribes, then fails, heard one event");
     ok (job->subs == NULL, "and its entry is freed once the event is done");
     job_forget (job);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 /* A fatal exception a plugin raises in the callbacks of an event the
@@ -695,12 +696,12 @@ static void test_exception_in_host_event (void)
         "the host is asked to cancel the job");
     ok (!job->host_event, "the host's mark is gone with its event");
     job_forget (job);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 int main (void)
 {
-    rt.ops = ops;
+    core_runtime_init (&rt, &ops);
     rt.keep_eventlog = ops.keep_eventlog;
     rt.ops_arg = &rt;
     runtime_log_sink (log_sink, NULL);
@@ -714,8 +715,7 @@ int main (void)
     test_unsubscribe_then_fail ();
     test_exception_in_host_event ();
 
-    jobs_free_all (&rt);
-    free (rt.stack);
+    core_runtime_fini (&rt);
     runtime_log_sink (NULL, NULL);
     done_testing ();
 }

@@ -110,12 +110,12 @@ static void test_table (void)
         jobs[i] = job_with_id (base + (flux_jobid_t)i * 4096, 8);
         table_insert (jobs[i]);
         if (i == 0)
-            isint (rt.nbuckets, 4096, "the first insert makes 4096 buckets");
+            isint (rt.jobs->nbuckets, 4096, "the first insert makes 4096 buckets");
     }
-    isint (rt.njobs, N, "njobs counts every insert");
-    ok (rt.nbuckets >= 8192, "the table grew past 4096 buckets (%zu)",
-        rt.nbuckets);
-    ok (rt.njobs <= 2 * rt.nbuckets, "chains average at most two jobs");
+    isint (rt.jobs->njobs, N, "njobs counts every insert");
+    ok (rt.jobs->nbuckets >= 8192, "the table grew past 4096 buckets (%zu)",
+        rt.jobs->nbuckets);
+    ok (rt.jobs->njobs <= 2 * rt.jobs->nbuckets, "chains average at most two jobs");
     for (int i = 0; i < N; i++) {
         if (table_find (&rt, jobs[i]->id) != jobs[i] || !jobs[i]->in_table)
             wrong++;
@@ -125,7 +125,7 @@ static void test_table (void)
 
     for (int i = 0; i < N; i += 2)
         table_remove (jobs[i]);
-    isint (rt.njobs, N / 2, "table_remove counts down");
+    isint (rt.jobs->njobs, N / 2, "table_remove counts down");
     wrong = 0;
     for (int i = 0; i < N; i++) {
         struct job *want = i % 2 ? jobs[i] : NULL;
@@ -135,7 +135,7 @@ static void test_table (void)
     }
     isint (wrong, 0, "removed jobs are gone, the others still found");
     table_remove (jobs[0]);
-    isint (rt.njobs, N / 2, "removing a job not in the table is a no-op");
+    isint (rt.jobs->njobs, N / 2, "removing a job not in the table is a no-op");
     for (int i = 0; i < N; i += 2)
         job_decref (jobs[i]);
 
@@ -147,7 +147,7 @@ static void test_table (void)
     job_decref (jobs[1]);
 
     jobs_free_all (&rt);
-    ok (rt.buckets == NULL && rt.nbuckets == 0 && rt.njobs == 0,
+    ok (rt.jobs->buckets == NULL && rt.jobs->nbuckets == 0 && rt.jobs->njobs == 0,
         "jobs_free_all empties the table");
     ok (table_find (&rt, base + 3 * 4096) == NULL,
         "a job freed with the table is not found");
@@ -205,37 +205,37 @@ static void test_fifo (void)
 {
     struct job *a = job_with_id (1, 1), *b = job_with_id (2, 1),
                *c = job_with_id (3, 1);
-    struct job_fifo *q = &rt.fifo[FIFO_PROV];
+    struct job_fifo *q = &rt.jobs->fifo[FIFO_PROV];
 
-    fifo_push (rt.fifo, FIFO_PROV, a);
-    fifo_push (rt.fifo, FIFO_PROV, b);
-    fifo_push (rt.fifo, FIFO_PROV, c);
+    fifo_push (rt.jobs->fifo, FIFO_PROV, a);
+    fifo_push (rt.jobs->fifo, FIFO_PROV, b);
+    fifo_push (rt.jobs->fifo, FIFO_PROV, c);
     ok (q->head == a && q->tail == c && q->count == 3,
         "push appends: head a, tail c, 3 jobs");
     ok (a->link[FIFO_PROV].next == b && b->link[FIFO_PROV].next == c
             && c->link[FIFO_PROV].prev == b && !a->link[FIFO_PROV].prev,
         "the links run a, b, c");
-    fifo_push (rt.fifo, FIFO_PROV, a);
+    fifo_push (rt.jobs->fifo, FIFO_PROV, a);
     ok (q->count == 3 && q->head == a && q->tail == c,
         "pushing a job already in is a no-op");
-    ok (rt.fifo[FIFO_REST].count == 0 && !a->link[FIFO_REST].linked,
+    ok (rt.jobs->fifo[FIFO_REST].count == 0 && !a->link[FIFO_REST].linked,
         "the other FIFO is untouched");
-    fifo_unlink (rt.fifo, FIFO_PROV, b);
+    fifo_unlink (rt.jobs->fifo, FIFO_PROV, b);
     ok (q->count == 2 && a->link[FIFO_PROV].next == c
             && c->link[FIFO_PROV].prev == a && !b->link[FIFO_PROV].linked,
         "unlinking the middle joins its neighbours");
-    fifo_unlink (rt.fifo, FIFO_PROV, b);
+    fifo_unlink (rt.jobs->fifo, FIFO_PROV, b);
     isint (q->count, 2, "unlinking a job not in is a no-op");
-    fifo_unlink (rt.fifo, FIFO_PROV, a);
+    fifo_unlink (rt.jobs->fifo, FIFO_PROV, a);
     ok (q->head == c && q->tail == c && q->count == 1,
         "unlinking the head makes the next one head");
-    fifo_push (rt.fifo, FIFO_PROV, b);
-    fifo_push (rt.fifo, FIFO_REST, b);
-    ok (q->head == c && q->tail == b && rt.fifo[FIFO_REST].head == b,
+    fifo_push (rt.jobs->fifo, FIFO_PROV, b);
+    fifo_push (rt.jobs->fifo, FIFO_REST, b);
+    ok (q->head == c && q->tail == b && rt.jobs->fifo[FIFO_REST].head == b,
         "a job is in both FIFOs at once");
     job_decref (b);
     ok (q->head == c && q->tail == c && q->count == 1
-            && rt.fifo[FIFO_REST].count == 0 && !rt.fifo[FIFO_REST].head,
+            && rt.jobs->fifo[FIFO_REST].count == 0 && !rt.jobs->fifo[FIFO_REST].head,
         "freeing a job takes it out of every FIFO");
     job_decref (c);
     ok (q->head == NULL && q->tail == NULL && q->count == 0,
@@ -289,6 +289,7 @@ static void test_aux (void)
 
     destroyed = 0;
     job_aux_plugin_gone (&rt, jt);
+    dispatch_stack_aux_gone (&rt, jt); /* as loader.c does on removal */
     isint (destroyed, 2, "plugin gone: the active job's and the current "
            "job's aux destroyed, the inactive one's not");
     ok (job_aux_find (active, jt) == NULL, "the active job has no entry");
@@ -320,8 +321,8 @@ static void test_aux (void)
     is (destroyed_what, "other's", "...the other plugin's");
     job_decref (unbound);
 
-    plugin_retire (&rt, other);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, other);
+    jt_retire (&rt, jt);
     ok (rt.plugins == NULL, "plugins retired");
 }
 
@@ -387,8 +388,8 @@ static void test_subs (void)
     sub_add (job, b);
     job_decref (job); /* frees the entry left: valgrind checks */
 
-    plugin_retire (&rt, a);
-    plugin_retire (&rt, b);
+    jt_retire (&rt, a);
+    jt_retire (&rt, b);
 }
 
 static void test_queue_has (void)
@@ -409,6 +410,7 @@ static void test_queue_has (void)
 
 int main (void)
 {
+    core_runtime_init (&rt, NULL);
     logged = json_array ();
     runtime_log_sink (log_sink, NULL);
 
@@ -420,8 +422,7 @@ int main (void)
     test_subs ();
     test_queue_has ();
 
-    jobs_free_all (&rt);
-    free (rt.stack);
+    core_runtime_fini (&rt);
     runtime_log_sink (NULL, NULL);
     json_decref (logged);
     done_testing ();

@@ -95,7 +95,7 @@ static int cb_retire (flux_plugin_t *p,
     (void)topic;
     (void)args;
     note ("call:%s", jt_name (p));
-    plugin_retire (&rt, victim);
+    jt_retire (&rt, victim);
     victim_loaded_after = is_loaded (&rt, victim);
     active_inside = rt.calls_active;
     /* the victim may be this plugin: its memory must still be good */
@@ -112,7 +112,7 @@ static int cb_nest (flux_plugin_t *p,
 {
     int rc;
     note ("call:%s", jt_name (p));
-    rc = plugin_call (arg, topic, args);
+    rc = jt_call (arg, topic, args);
     note ("back:%s", trail[0] && strstr (trail, "destroy") ? "destroyed"
                                                             : "alive");
     return rc;
@@ -140,8 +140,8 @@ static void test_names (void)
     ok (is_loaded (&rt, a), "is_loaded: a listed plugin");
     flux_plugin_destroy (plain);
     trail[0] = '\0';
-    plugin_retire (&rt, a);
-    is (trail, "destroy:a.so", "plugin_retire with no call running destroys");
+    jt_retire (&rt, a);
+    is (trail, "destroy:a.so", "jt_retire with no call running destroys");
     isint (destroyed_while_active, 0, "...at once");
     ok (rt.plugins == NULL, "...and unlinks it");
 }
@@ -155,16 +155,16 @@ static void test_call_and_snapshot (void)
     const char *topic = NULL;
     int n = -1;
 
-    v = plugin_snapshot (&rt, &n);
+    v = jt_snapshot (&rt, &n);
     ok (n == 3 && v[0] == a && v[1] == b && v[2] == c && v[3] == NULL,
-        "plugin_snapshot: the plugins in load order, NULL-terminated");
+        "jt_snapshot: the plugins in load order, NULL-terminated");
     free (v);
 
     flux_plugin_add_handler (b->p, "job.test.*", cb_record, NULL);
     flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_IN, "{s:i}", "value", 99);
     trail[0] = '\0';
-    isint (plugin_call (b, "job.test.one", args), 1,
-           "plugin_call of a handled topic: 1");
+    isint (jt_call (b, "job.test.one", args), 1,
+           "jt_call of a handled topic: 1");
     is (trail, "call:b", "the callback ran, once");
     isint (seen_value, 99, "it got the args");
     ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}", "topic",
@@ -172,21 +172,21 @@ static void test_call_and_snapshot (void)
             && !strcmp (topic, "job.test.one"),
         "what it set in OUT is there, with the topic it was called for");
     isint (rt.calls_active, 0, "no call counted once it returned");
-    isint (plugin_call (a, "job.test.one", args), 0,
-           "plugin_call on a plugin without a handler: 0");
+    isint (jt_call (a, "job.test.one", args), 0,
+           "jt_call on a plugin without a handler: 0");
     flux_plugin_add_handler (c->p, "job.test.*", cb_fail, NULL);
-    isint (plugin_call (c, "job.test.two", args), -1,
-           "plugin_call of a failing callback: -1");
+    isint (jt_call (c, "job.test.two", args), -1,
+           "jt_call of a failing callback: -1");
     isint (rt.calls_active, 0, "...and the call is no longer counted");
     flux_plugin_arg_destroy (args);
 
-    plugin_retire (&rt, b);
-    v = plugin_snapshot (&rt, &n);
+    jt_retire (&rt, b);
+    v = jt_snapshot (&rt, &n);
     ok (n == 2 && v[0] == a && v[1] == c, "after retiring b: a, c");
     free (v);
-    plugin_retire (&rt, a);
-    plugin_retire (&rt, c);
-    v = plugin_snapshot (&rt, &n);
+    jt_retire (&rt, a);
+    jt_retire (&rt, c);
+    v = jt_snapshot (&rt, &n);
     ok (v && n == 0 && v[0] == NULL, "no plugins: an empty snapshot");
     free (v);
 }
@@ -199,7 +199,7 @@ static void test_retire_other (void)
     flux_plugin_add_handler (a->p, "t", cb_retire, b);
     trail[0] = '\0';
     destroyed_while_active = -1;
-    isint (plugin_call (a, "t", NULL), 1, "a's callback retires b");
+    isint (jt_call (a, "t", NULL), 1, "a's callback retires b");
     ok (!victim_loaded_after, "b is unlinked at once (is_loaded false)");
     isint (active_inside, 1, "(one call was running)");
     is (trail, "call:a after:a probe:a destroy:b",
@@ -208,7 +208,7 @@ static void test_retire_other (void)
     ok (rt.plugins == a && plugin_count () == 1, "a is still loaded");
     ok (rt.retired == NULL, "nothing left retired");
     ok (plugin_handlers_generation () != gen, "retiring changed the handlers' gen");
-    plugin_retire (&rt, a);
+    jt_retire (&rt, a);
 }
 
 static void test_retire_self (void)
@@ -217,7 +217,7 @@ static void test_retire_self (void)
 
     flux_plugin_add_handler (b->p, "t", cb_retire, b);
     trail[0] = '\0';
-    isint (plugin_call (b, "t", NULL), 1, "a plugin retires itself");
+    isint (jt_call (b, "t", NULL), 1, "a plugin retires itself");
     ok (!victim_loaded_after, "it is unlinked at once");
     is (trail, "call:self after:self probe:self destroy:self",
         "its memory stayed good to the end of its callback");
@@ -229,28 +229,28 @@ static void test_retire_self (void)
     flux_plugin_add_handler (b->p, "t", cb_retire, b);
     flux_plugin_add_handler (a->p, "t", cb_nest, b);
     trail[0] = '\0';
-    isint (plugin_call (a, "t", NULL), 1, "a nested call retiring itself");
+    isint (jt_call (a, "t", NULL), 1, "a nested call retiring itself");
     is (trail,
         "call:a call:self2 after:self2 probe:self2 back:alive "
         "destroy:self2",
         "the inner plugin is destroyed after the outer call returned");
-    plugin_retire (&rt, a);
+    jt_retire (&rt, a);
 }
 
 static void test_hold (void)
 {
     struct jt_plugin *a = plugin_make ("held");
 
-    plugins_hold (&rt);
-    plugins_hold (&rt);
+    jt_hold_all (&rt);
+    jt_hold_all (&rt);
     trail[0] = '\0';
-    plugin_retire (&rt, a);
+    jt_retire (&rt, a);
     ok (rt.plugins == NULL && rt.retired == a,
         "retired while held: unlinked, kept in retired");
-    plugins_release (&rt);
+    jt_release_all (&rt);
     is (trail, "", "the inner release destroys nothing");
     errno = 77;
-    plugins_release (&rt);
+    jt_release_all (&rt);
     is (trail, "destroy:held", "the outer release destroys it");
     isint (errno, 77, "...keeping errno");
     ok (rt.retired == NULL && rt.calls_active == 0, "nothing held or retired");
@@ -277,6 +277,7 @@ static void test_destroy_unlisted (void)
 
 int main (void)
 {
+    core_runtime_init (&rt, NULL);
     test_names ();
     test_call_and_snapshot ();
     test_retire_other ();

@@ -25,6 +25,7 @@
 #include "tap.h"
 
 static struct runtime rt;
+static struct jobtap_host_ops ops;
 static char last_log[512];
 static char told[512];
 
@@ -130,8 +131,8 @@ static void test_builtin (void)
     isint (out_seen, 25,
            "...and finds the builtin's answer (the urgency) in OUT");
     isint (job->priority, 25, "which is the job's priority");
-    plugin_retire (&rt, other);
-    plugin_retire (&rt, builtin);
+    jt_retire (&rt, other);
+    jt_retire (&rt, builtin);
     job_forget (job);
     told[0] = '\0';
 }
@@ -199,7 +200,7 @@ static void test_plugin_answers (void)
     is (last_log, "", "flux_jobtap_priority_unavail in PRIORITY: no log line");
 
     job_forget (job);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
     told[0] = '\0';
 }
 
@@ -241,7 +242,7 @@ static void test_all (void)
         "the PRIORITY job stays in PRIORITY, without a priority");
     isint (s->priority, 122, "the SCHED job: 122");
     jobs_free_all (&rt);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 /* A pass reuses its args from job to job: every job sees its own fields,
@@ -314,7 +315,7 @@ static void test_pass_args_reused (void)
     isint (wrong, 0, "every job has its own priority");
     json_decref (kept);
     jobs_free_all (&rt);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
     told[0] = '\0';
 }
 
@@ -360,7 +361,7 @@ static void test_pass_budget (void)
         "outside a pass a failure is logged in full (the plugin's line and "
         "the runtime's)");
     jobs_free_all (&rt);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 /* A thread waiting for the runtime lock, as a submission does. */
@@ -412,12 +413,13 @@ static void test_yield (void)
     runtime_unlock ();
     pthread_join (t, NULL);
     jobs_free_all (&rt);
-    plugin_retire (&rt, jt);
+    jt_retire (&rt, jt);
 }
 
 int main (void)
 {
-    rt.ops.set_priority = op_set_priority;
+    core_runtime_init (&rt, &ops);
+    ops.set_priority = op_set_priority;
     rt.h = flux_handle_create (&rt); /* plugins log through it */
     runtime_log_sink (log_sink, NULL);
 
@@ -428,8 +430,7 @@ int main (void)
     test_pass_budget ();
     test_yield ();
 
-    jobs_free_all (&rt);
-    free (rt.stack);
+    core_runtime_fini (&rt);
     flux_handle_destroy (rt.h);
     runtime_log_sink (NULL, NULL);
     done_testing ();

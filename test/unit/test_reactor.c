@@ -146,7 +146,7 @@ static void as_plugin (struct jt_plugin *jt,
     runtime_lock ();
     run_fn = fn;
     run_arg = arg;
-    plugin_call (jt, "test.run", NULL);
+    jt_call (jt, "test.run", NULL);
     runtime_unlock ();
 }
 

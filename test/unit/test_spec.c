@@ -11,9 +11,11 @@
 #include "job.h"
 #include "runtime.h"
 #include "spec.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
+static struct jobtap_host_ops ops;
 
 static json_t *spec_sample (void)
 {
@@ -69,19 +71,19 @@ static void test_rest_now (void)
     json_t *again;
 
     json_decref (spec); /* the job's alone now */
-    rt.ops.compact_later = false;
+    ops.compact_later = false;
     job_spec_rest (job);
     ok (job->spec_resting, "job_spec_rest marks the job resting");
     ok (job->jobspec == NULL, "without compact_later the tree is dropped");
     ok (job->jobspec_text != NULL, "and the text kept");
-    ok (rt.fifo[FIFO_REST].count == 0, "nothing waits in FIFO_REST");
+    ok (rt.jobs->fifo[FIFO_REST].count == 0, "nothing waits in FIFO_REST");
     again = job_jobspec (job);
     ok (again != NULL && json_equal (again, want),
         "job_jobspec reads it back equal");
     isint (job->hot_slot, 1, "read back, it enters the hot set");
-    ok (rt.spec_hot[0] == job, "...in the first slot");
+    ok (rt.jobs->hot[0] == job, "...in the first slot");
     job_decref (job);
-    ok (rt.spec_hot[0] == NULL, "a freed job leaves the hot set");
+    ok (rt.jobs->hot[0] == NULL, "a freed job leaves the hot set");
     json_decref (want);
 }
 
@@ -91,22 +93,22 @@ static void test_rest_later (void)
     struct job *a = job_make (spec), *b = job_make (spec);
 
     json_decref (spec);
-    rt.ops.compact_later = true;
+    ops.compact_later = true;
     job_spec_rest (a);
     job_spec_rest (b);
     ok (a->jobspec && b->jobspec, "with compact_later the trees stay");
-    ok (rt.fifo[FIFO_REST].count == 2 && rt.fifo[FIFO_REST].head == a,
+    ok (rt.jobs->fifo[FIFO_REST].count == 2 && rt.jobs->fifo[FIFO_REST].head == a,
         "the jobs wait in FIFO_REST in order");
     job_jobspec (b); /* read since: b is in the hot set now */
     spec_compact_resting (&rt);
-    ok (rt.fifo[FIFO_REST].count == 0, "spec_compact_resting empties it");
+    ok (rt.jobs->fifo[FIFO_REST].count == 0, "spec_compact_resting empties it");
     ok (a->jobspec == NULL && a->jobspec_text,
         "a job not read since keeps only text");
     ok (b->jobspec != NULL && b->hot_slot,
         "a job in the hot set keeps its tree");
     job_decref (a);
     job_decref (b);
-    rt.ops.compact_later = false;
+    ops.compact_later = false;
 }
 
 static void test_hot_set (void)
@@ -115,8 +117,8 @@ static void test_hot_set (void)
     static struct job *jobs[N];
     int trees = 0, wrong = 0;
 
-    memset (rt.spec_hot, 0, sizeof (rt.spec_hot));
-    rt.spec_hot_next = 0;
+    memset (rt.jobs->hot, 0, sizeof (rt.jobs->hot));
+    rt.jobs->hot_next = 0;
     for (int i = 0; i < N; i++) {
         json_t *spec = json_pack ("{s:i s:{s:{s:i}}}", "version", 1,
                                   "attributes", "user", "n", i);
@@ -147,7 +149,7 @@ static void test_hot_set (void)
         job_decref (jobs[i]);
     trees = 0;
     for (int i = 0; i < SPEC_HOT; i++)
-        if (rt.spec_hot[i])
+        if (rt.jobs->hot[i])
             trees++;
     isint (trees, 0, "the hot set is empty once the jobs are freed");
 }
@@ -331,6 +333,7 @@ static void test_own (void)
 
 int main (void)
 {
+    core_runtime_init (&rt, &ops);
     test_get_set ();
     test_rest_now ();
     test_rest_later ();
@@ -341,7 +344,6 @@ int main (void)
     test_dependencies ();
     test_own ();
 
-    jobs_free_all (&rt);
-    compact_memo_clear (&rt.compact_memo);
+    core_runtime_fini (&rt);
     done_testing ();
 }

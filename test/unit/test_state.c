@@ -11,9 +11,11 @@
 #include "runtime.h"
 #include "spec.h"
 #include "state.h"
+#include "core_util.h"
 #include "tap.h"
 
 static struct runtime rt;
+static struct jobtap_host_ops ops;
 static json_t *logged;
 
 static void log_sink (int level, const char *msg, void *arg)
@@ -112,7 +114,7 @@ static void test_lifecycle (void)
     struct job *job;
     json_t *u;
 
-    rt.ops.keep_eventlog = rt.keep_eventlog = true;
+    ops.keep_eventlog = rt.keep_eventlog = true;
     job = job_in (FLUX_JOB_STATE_NEW);
     ok (apply (job, "submit", NULL) == 0
             && job->state == FLUX_JOB_STATE_NEW,
@@ -198,7 +200,7 @@ static void test_lifecycle (void)
     ok (!posted_test (job, "prolog-start") && !posted_test (job, "memo"),
         "posted_test: others are not");
     job_decref (job);
-    rt.ops.keep_eventlog = rt.keep_eventlog = false;
+    ops.keep_eventlog = rt.keep_eventlog = false;
 }
 
 static void test_exception (void)
@@ -339,6 +341,7 @@ static void test_flags_perilog_posted (void)
 
 int main (void)
 {
+    core_runtime_init (&rt, &ops);
     logged = json_array ();
     runtime_log_sink (log_sink, NULL);
 

@@ -168,7 +168,7 @@ static void test_reject (void)
         "a rejection without errmsg fails the submission");
     is (err.text, "rejected by job-manager plugin",
         "with the default message");
-    isint (host_runtime ()->fifo[FIFO_PROV].count, 0,
+    isint (host_runtime ()->jobs->fifo[FIFO_PROV].count, 0,
            "rejected submissions leave no provisional job");
 
     ok (jobtap_host_submit (NULL, 1, 16, 1.0, 0, NULL, &token, &err) == -1
@@ -233,7 +233,7 @@ static void test_accept (void)
     is (core_trace_text (), "a:job.destroy",
         "aborting an unknown token or 0 does nothing");
     jobtap_host_submit_abort (t2);
-    isint (host_runtime ()->fifo[FIFO_PROV].count, 0,
+    isint (host_runtime ()->jobs->fifo[FIFO_PROV].count, 0,
            "no provisional jobs are left");
 }
 
@@ -246,7 +246,7 @@ static void test_expiry (void)
     for (int i = 0; i < 3; i++)
         if (submit (spec_policy ("{}"), NULL, &t[i], &err) < 0)
             bail_out ("submit: %s", err.text);
-    isint (host_runtime ()->fifo[FIFO_PROV].count, 3,
+    isint (host_runtime ()->jobs->fifo[FIFO_PROV].count, 3,
            "three provisional jobs are kept");
     core_trace_reset ();
     last_log[0] = '\0';
@@ -257,7 +257,7 @@ static void test_expiry (void)
         "the oldest unbound one is destroyed first");
     ok (provisional (t[0]) == NULL && provisional (t[1]) != NULL,
         "the oldest expired, the next stays");
-    isint (host_runtime ()->fifo[FIFO_PROV].count, 3,
+    isint (host_runtime ()->jobs->fifo[FIFO_PROV].count, 3,
            "provisional-max bounds the provisional jobs");
     char want[128];
     snprintf (want, sizeof (want), "jobtap: expiring provisional job %ju",

@@ -20,7 +20,7 @@
 #include "jtplugin.h"
 #include "log.h"
 #include "plugin_container.h"
-#include "plugins.h"
+#include "loader.h"
 #include "priority.h"
 #include "reactor.h"
 #include "runtime.h"
@@ -45,32 +45,33 @@ static const struct builtin {
     { NULL, NULL },
 };
 
-static int plugin_load_lua (struct jt_plugin *jt,
+static int loader_load_lua (struct jt_plugin *jt,
                             const char *path,
                             jobtap_host_error_t *err);
 static bool has_suffix (const char *s, const char *suffix);
 
 /* The start of a plugin's removal: its timers stop for good, and its job
  * aux on active jobs goes (the destructors run as its code). */
-static void plugin_let_go (struct runtime *rt, struct jt_plugin *jt)
+static void loader_let_go (struct runtime *rt, struct jt_plugin *jt)
 {
     struct jt_plugin *prev;
 
     jt->removed = true;
     reactor_plugin_gone (rt, jt);
-    prev = plugin_enter (rt, jt);
+    prev = jt_enter (rt, jt);
     job_aux_plugin_gone (rt, jt);
-    plugin_leave (rt, prev);
+    dispatch_stack_aux_gone (rt, jt);
+    jt_leave (rt, prev);
 }
 
 /* Let go of a plugin, unlink and destroy it (now, or when the callbacks
  * running return), then free the timers it left behind. */
-static void plugin_unload (struct jt_plugin *jt)
+static void loader_unload (struct jt_plugin *jt)
 {
     struct runtime *rt = jt->rt;
 
-    plugin_let_go (rt, jt);
-    plugin_retire (rt, jt);
+    loader_let_go (rt, jt);
+    jt_retire (rt, jt);
     reactor_reap (rt);
 }
 
@@ -90,7 +91,7 @@ int conf_update (struct jt_plugin *jt, json_t *config, jobtap_host_error_t *err)
         errno = ENOMEM;
         return -1;
     }
-    if (plugin_call (jt, "conf.update", args) < 0) {
+    if (jt_call (jt, "conf.update", args) < 0) {
         if (flux_plugin_arg_unpack (args,
                                     FLUX_PLUGIN_ARG_OUT,
                                     "{s:s}",
@@ -146,7 +147,7 @@ static void call_dependency_schemes (struct jt_plugin *jt, struct job *job)
                               FLUX_PLUGIN_ARG_IN,
                               "{s:O}",
                               "dependency", entry);
-        plugin_call (jt, topic, args);
+        jt_call (jt, topic, args);
         flux_plugin_arg_destroy (args);
     }
     json_decref (deps);
@@ -172,11 +173,11 @@ void create_and_new_on (struct jt_plugin *jt, struct job *job)
 {
     flux_plugin_arg_t *args;
     if ((args = job_args_create (job))) {
-        plugin_call (jt, "job.create", args);
+        jt_call (jt, "job.create", args);
         flux_plugin_arg_destroy (args);
     }
     if ((args = job_args_create (job))) {
-        plugin_call (jt, "job.new", args);
+        jt_call (jt, "job.new", args);
         flux_plugin_arg_destroy (args);
     }
 }
@@ -184,7 +185,7 @@ void create_and_new_on (struct jt_plugin *jt, struct job *job)
 /* Give a newly loaded plugin the active jobs: job.create and job.new on
  * it alone (results ignored), dependencies and job.state.depend for
  * DEPEND jobs, then the whole stack reprioritizes. */
-static void plugin_replay (struct jt_plugin *jt)
+static void loader_replay (struct jt_plugin *jt)
 {
     struct runtime *rt = jt->rt;
     int n;
@@ -203,7 +204,7 @@ static void plugin_replay (struct jt_plugin *jt)
         if (job->state == FLUX_JOB_STATE_DEPEND) {
             call_dependency_schemes (jt, job);
             if ((args = job_args_create (job))) {
-                plugin_call (jt, "job.state.depend", args);
+                jt_call (jt, "job.state.depend", args);
                 flux_plugin_arg_destroy (args);
             }
         }
@@ -214,7 +215,7 @@ static void plugin_replay (struct jt_plugin *jt)
     reprioritize_all (rt);
 }
 
-struct jt_plugin *plugin_find (struct runtime *rt, const char *list_name)
+struct jt_plugin *loader_find (struct runtime *rt, const char *list_name)
 {
     for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next)
         if (!strcmp (jt->list_name, list_name))
@@ -223,11 +224,11 @@ struct jt_plugin *plugin_find (struct runtime *rt, const char *list_name)
 }
 
 /* A plugin of jt's list name is loaded: err says so, errno EEXIST. */
-static bool plugin_loaded_already (struct runtime *rt,
+static bool loader_loaded_already (struct runtime *rt,
                                    struct jt_plugin *jt,
                                    jobtap_host_error_t *err)
 {
-    if (!plugin_find (rt, jt->list_name))
+    if (!loader_find (rt, jt->list_name))
         return false;
     errprintf (err, "%s already loaded", jt->list_name);
     errno = EEXIST;
@@ -238,17 +239,17 @@ static bool plugin_loaded_already (struct runtime *rt,
  * is its own. */
 static int init_builtin (struct jt_plugin *jt, flux_plugin_init_f init)
 {
-    struct jt_plugin *prev = plugin_enter (jt->rt, jt);
+    struct jt_plugin *prev = jt_enter (jt->rt, jt);
     int rc = plugin_init_builtin (jt->p, init);
-    plugin_leave (jt->rt, prev);
+    jt_leave (jt->rt, prev);
     return rc;
 }
 
 static int load_dso (struct jt_plugin *jt, const char *path)
 {
-    struct jt_plugin *prev = plugin_enter (jt->rt, jt);
+    struct jt_plugin *prev = jt_enter (jt->rt, jt);
     int rc = flux_plugin_load_dso (jt->p, path);
-    plugin_leave (jt->rt, prev);
+    jt_leave (jt->rt, prev);
     return rc;
 }
 
@@ -261,7 +262,7 @@ static char *basename_dup (const char *path)
 /* Load one plugin (builtin ".name" or a DSO path), run conf.update with
  * the instance config and append it to the list.  'conf' is the plugin's
  * own conf (object or NULL). */
-static struct jt_plugin *plugin_load_one (struct runtime *rt,
+static struct jt_plugin *loader_load_one (struct runtime *rt,
                                           const char *path,
                                           json_t *conf,
                                           jobtap_host_error_t *err)
@@ -308,7 +309,7 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             errprintf (err, "out of memory");
             goto error;
         }
-        if (plugin_loaded_already (rt, jt, err))
+        if (loader_loaded_already (rt, jt, err))
             goto error;
         if (init_builtin (jt, b->init) < 0) {
             errprintf (err, "%s", flux_plugin_strerror (jt->p));
@@ -320,11 +321,11 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
             errprintf (err, "out of memory");
             goto error;
         }
-        if (plugin_loaded_already (rt, jt, err))
+        if (loader_loaded_already (rt, jt, err))
             goto error;
         flux_plugin_set_flags (jt->p, FLUX_PLUGIN_RTLD_NOW);
         if (has_suffix (path, ".lua")) {
-            if (plugin_load_lua (jt, path, err) < 0)
+            if (loader_load_lua (jt, path, err) < 0)
                 goto error;
         }
         else if (load_dso (jt, path) < 0) {
@@ -359,14 +360,14 @@ static struct jt_plugin *plugin_load_one (struct runtime *rt,
         pp = &(*pp)->next;
     *pp = jt;
     plugin_handlers_changed ();
-    plugin_replay (jt);
+    loader_replay (jt);
     runtime_log (LOG_DEBUG, "jobtap: loaded %s", jt->list_name);
     return jt;
 error:
     free (s);
     if (jt) {
         int e = errno;
-        plugin_let_go (rt, jt);
+        loader_let_go (rt, jt);
         jt_destroy (jt);
         reactor_reap (rt);
         errno = e;
@@ -411,7 +412,7 @@ static int lua_host_path (char *buf, size_t len)
 /* Load a "*.lua" policy: the Lua host DSO, told its script through the
  * aux item "slurm-jobtap::lua-script".  It reports load errors through
  * "slurm-jobtap::lua-error" so the config error names the script line. */
-static int plugin_load_lua (struct jt_plugin *jt,
+static int loader_load_lua (struct jt_plugin *jt,
                             const char *path,
                             jobtap_host_error_t *err)
 {
@@ -449,7 +450,7 @@ static int plugin_load_lua (struct jt_plugin *jt,
 }
 
 /* Resolve a relative name in 'dir', then the install search dir. */
-struct jt_plugin *plugin_load (struct runtime *rt,
+struct jt_plugin *loader_load (struct runtime *rt,
                                const char *name,
                                json_t *conf,
                                const char *dir,
@@ -459,7 +460,7 @@ struct jt_plugin *plugin_load (struct runtime *rt,
 
     if (name[0] == '/' || !strncmp (name, "./", 2)
         || (name[0] == '.' && !strchr (name, '/')))
-        return plugin_load_one (rt, name, conf, err);
+        return loader_load_one (rt, name, conf, err);
     for (int i = 0; i < 2; i++) {
         char path[4096];
         if (!dirs[i])
@@ -468,7 +469,7 @@ struct jt_plugin *plugin_load (struct runtime *rt,
         if (access (path, F_OK) < 0)
             continue;
         /* the first file found is the plugin: its load error is final */
-        return plugin_load_one (rt, path, conf, err);
+        return loader_load_one (rt, path, conf, err);
     }
     errprintf (err, "%s: No such plugin found", name);
     errno = ENOENT;
@@ -480,7 +481,7 @@ static bool is_glob (const char *s)
     return strpbrk (s, "*?[") != NULL;
 }
 
-int plugin_remove (struct runtime *rt,
+int loader_remove (struct runtime *rt,
                    const char *arg,
                    jobtap_host_error_t *err)
 {
@@ -497,7 +498,7 @@ int plugin_remove (struct runtime *rt,
         else
             match = !strcmp (arg, jt->list_name);
         if (match) {
-            plugin_unload (jt);
+            loader_unload (jt);
             count++;
         }
         jt = next;
@@ -510,19 +511,19 @@ int plugin_remove (struct runtime *rt,
     return 0;
 }
 
-int plugins_load_builtins (struct runtime *rt, jobtap_host_error_t *err)
+int loader_load_builtins (struct runtime *rt, jobtap_host_error_t *err)
 {
     jobtap_host_error_t e;
 
     for (const struct builtin *b = builtins; b->name; b++) {
-        if (!plugin_load (rt, b->name, NULL, NULL, &e))
+        if (!loader_load (rt, b->name, NULL, NULL, &e))
             return errprintf (err, "%s: %s", b->name, e.text);
     }
     return 0;
 }
 
-void plugins_unload_all (struct runtime *rt)
+void loader_unload_all (struct runtime *rt)
 {
     while (rt->plugins)
-        plugin_unload (rt->plugins);
+        loader_unload (rt->plugins);
 }

@@ -1,4 +1,4 @@
-/* plugins.c: loading builtins and DSOs, load errors, removal by name,
+/* loader.c: loading builtins and DSOs, load errors, removal by name,
  * glob and "all", conf.update rejections, and the replay of existing jobs
  * to a newly loaded plugin, on a runtime made here.  The DSOs are test
  * plugins linked against no library: they resolve flux_* from this
@@ -17,7 +17,7 @@
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"
-#include "plugins.h"
+#include "loader.h"
 #include "runtime.h"
 #include "tap.h"
 
@@ -60,42 +60,42 @@ static void test_builtins (void)
     jobtap_host_error_t err;
     struct jt_plugin *jt;
 
-    ok ((jt = plugin_load (&rt, ".priority-default", NULL, NULL, &err))
+    ok ((jt = loader_load (&rt, ".priority-default", NULL, NULL, &err))
             != NULL,
-        "plugin_load of the builtin .priority-default works");
+        "loader_load of the builtin .priority-default works");
     ok (jt && !strcmp (jt->list_name, ".priority-default") && !jt->path
             && jt->rt == &rt,
         "its list name is its own, it has no path and knows its runtime");
-    ok (jt && plugin_find (&rt, ".priority-default") == jt,
-        "plugin_find finds it");
+    ok (jt && loader_find (&rt, ".priority-default") == jt,
+        "loader_find finds it");
     ok (jt && flux_plugin_match_handler (jt->p, "job.priority.get") != NULL,
         "its init registered its handlers");
     errno = 0;
-    ok (plugin_load (&rt, ".priority-default", NULL, NULL, &err) == NULL,
+    ok (loader_load (&rt, ".priority-default", NULL, NULL, &err) == NULL,
         "loading it again fails");
     is (err.text, ".priority-default already loaded", "with its reason");
     isint (errno, EEXIST, "errno is EEXIST");
     errno = 0;
-    ok (plugin_load (&rt, ".nope", NULL, NULL, &err) == NULL,
+    ok (loader_load (&rt, ".nope", NULL, NULL, &err) == NULL,
         "an unknown builtin fails");
     is (err.text, ".nope: No such plugin found", "with its reason");
     isint (errno, ENOENT, "errno is ENOENT");
     json_t *conf = json_array ();
-    ok (plugin_load (&rt, ".dependency-slurm", conf, NULL, &err) == NULL,
+    ok (loader_load (&rt, ".dependency-slurm", conf, NULL, &err) == NULL,
         "a plugin conf that is not an object fails");
     is (err.text, "jobtap: plugin conf must be a JSON object",
         "with its reason");
     json_decref (conf);
-    ok (plugins_load_builtins (&rt, &err) == -1,
-        "plugins_load_builtins with one loaded fails");
+    ok (loader_load_builtins (&rt, &err) == -1,
+        "loader_load_builtins with one loaded fails");
     is (err.text, ".priority-default: .priority-default already loaded",
         "naming the builtin");
     is (names (), ".priority-default", "only .priority-default is loaded");
-    ok (plugin_load (&rt, ".limit-job-size", NULL, NULL, &err) != NULL
-            && plugin_load (&rt, ".limit-duration", NULL, NULL, &err) != NULL
-            && plugin_load (&rt, ".dependency-slurm", NULL, NULL, &err)
+    ok (loader_load (&rt, ".limit-job-size", NULL, NULL, &err) != NULL
+            && loader_load (&rt, ".limit-duration", NULL, NULL, &err) != NULL
+            && loader_load (&rt, ".dependency-slurm", NULL, NULL, &err)
                    != NULL
-            && plugin_load (&rt, ".update-duration", NULL, NULL, &err)
+            && loader_load (&rt, ".update-duration", NULL, NULL, &err)
                    != NULL,
         "the other builtins load");
 }
@@ -105,26 +105,26 @@ static void test_dso_errors (void)
     jobtap_host_error_t err;
 
     errno = 0;
-    ok (plugin_load (&rt, "missing.so", NULL, TEST_PLUGIN_DIR, &err) == NULL,
+    ok (loader_load (&rt, "missing.so", NULL, TEST_PLUGIN_DIR, &err) == NULL,
         "a name found in no directory fails");
     is (err.text, "missing.so: No such plugin found", "with its reason");
     isint (errno, ENOENT, "errno is ENOENT");
-    ok (plugin_load (&rt, "/nonexistent/x.so", NULL, NULL, &err) == NULL,
+    ok (loader_load (&rt, "/nonexistent/x.so", NULL, NULL, &err) == NULL,
         "a missing path fails");
     is (err.text, "/nonexistent/x.so: No such file or directory",
         "with its reason");
-    ok (plugin_load (&rt, "/nonexistent/p.lua", NULL, NULL, &err) == NULL,
+    ok (loader_load (&rt, "/nonexistent/p.lua", NULL, NULL, &err) == NULL,
         "a missing Lua policy fails");
     is (err.text, "/nonexistent/p.lua: No such file or directory",
         "with its reason");
-    ok (plugin_load (&rt, path_of ("undefined.so"), NULL, NULL, &err)
+    ok (loader_load (&rt, path_of ("undefined.so"), NULL, NULL, &err)
             == NULL,
         "a DSO with an undefined symbol fails (RTLD_NOW)");
     like (err.text,
           "^dlopen: .*undefined.so: undefined symbol: "
           "slurm_jobtap_test_no_such_symbol$",
           "with dlopen's message naming the symbol");
-    ok (plugin_load (&rt, "undefined.so", NULL, TEST_PLUGIN_DIR, &err)
+    ok (loader_load (&rt, "undefined.so", NULL, TEST_PLUGIN_DIR, &err)
             == NULL,
         "the same DSO by name from a directory fails");
     like (err.text,
@@ -139,7 +139,7 @@ static void test_dso (void)
     jobtap_host_error_t err;
     struct jt_plugin *jt;
 
-    ok ((jt = plugin_load (&rt, "noinit.so", NULL, TEST_PLUGIN_DIR, &err))
+    ok ((jt = loader_load (&rt, "noinit.so", NULL, TEST_PLUGIN_DIR, &err))
             != NULL,
         "a DSO without flux_plugin_init loads by name from a directory");
     ok (jt && !strcmp (jt->list_name, "noinit.so"),
@@ -147,18 +147,18 @@ static void test_dso (void)
     is (jt ? jt->path : NULL, path_of ("noinit.so"), "its path is kept");
     is (jt ? jt_internal_name (jt) : NULL, "noinit",
         "its name is its file name without suffix");
-    ok (plugin_load (&rt, path_of ("noinit.so"), NULL, NULL, &err) == NULL,
+    ok (loader_load (&rt, path_of ("noinit.so"), NULL, NULL, &err) == NULL,
         "the same DSO by path is already loaded");
     is (err.text, "noinit.so already loaded", "with its reason");
 
     /* policy.so rejects the instance config [test-policy] mode = "bad" */
     json_decref (rt.config);
     rt.config = json_pack ("{s:{s:s}}", "test-policy", "mode", "bad");
-    ok (plugin_load (&rt, "policy.so", NULL, TEST_PLUGIN_DIR, &err) == NULL,
+    ok (loader_load (&rt, "policy.so", NULL, TEST_PLUGIN_DIR, &err) == NULL,
         "a plugin rejecting the config fails to load");
     is (err.text, "Error parsing [test-policy]: bad mode",
         "with the plugin's conf.update message");
-    ok (plugin_find (&rt, "policy.so") == NULL, "it is not in the list");
+    ok (loader_find (&rt, "policy.so") == NULL, "it is not in the list");
     json_decref (rt.config);
     rt.config = json_object ();
 }
@@ -215,7 +215,7 @@ static void test_conf_update (void)
     ok (conf_update (jt, c, &err) == -1, "a rejection with errmsg fails");
     is (err.text, "mode say refused", "with the plugin's message");
     json_decref (c);
-    if (plugin_remove (&rt, "strict.so", &err) < 0)
+    if (loader_remove (&rt, "strict.so", &err) < 0)
         bail_out ("remove strict.so: %s", err.text);
 }
 
@@ -251,7 +251,7 @@ static void test_replay (void)
                                     "test", "value", "v3"));
     gone->priority = 16;
 
-    ok ((jt = plugin_load (&rt, "policy.so", NULL, TEST_PLUGIN_DIR, &err))
+    ok ((jt = loader_load (&rt, "policy.so", NULL, TEST_PLUGIN_DIR, &err))
             != NULL,
         "policy.so (linked against no library) loads");
     is (jt ? jt_internal_name (jt) : NULL, "policy",
@@ -290,7 +290,7 @@ static int cmp_down (const void *a, const void *b)
 
 static void test_sort (void)
 {
-    struct jt_plugin *jt = plugin_find (&rt, "trace.so");
+    struct jt_plugin *jt = loader_find (&rt, "trace.so");
     int v[4] = { 3, 1, 4, 2 };
 
     sort_for_plugin (jt, v, 4, sizeof (int), cmp_up, cmp_down);
@@ -312,42 +312,43 @@ static void test_remove (void)
     jobtap_host_error_t err;
 
     errno = 0;
-    ok (plugin_remove (&rt, "nothing.so", &err) == -1 && errno == ENOENT,
+    ok (loader_remove (&rt, "nothing.so", &err) == -1 && errno == ENOENT,
         "removing an unknown name fails with ENOENT");
     is (err.text, "Failed to find plugin to remove", "with its reason");
-    ok (plugin_remove (&rt, "x*", &err) == -1,
+    ok (loader_remove (&rt, "x*", &err) == -1,
         "a glob matching nothing fails");
-    ok (plugin_remove (&rt, "trace.so", &err) == 0, "remove by name works");
+    ok (loader_remove (&rt, "trace.so", &err) == 0, "remove by name works");
     is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration noinit.so policy.so",
         "only that plugin is gone");
-    ok (plugin_remove (&rt, "p*.so", &err) == 0, "remove by glob works");
+    ok (loader_remove (&rt, "p*.so", &err) == 0, "remove by glob works");
     is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration noinit.so",
         "the matching plugin is gone");
-    ok (plugin_remove (&rt, "*", &err) == 0, "the glob * works");
+    ok (loader_remove (&rt, "*", &err) == 0, "the glob * works");
     is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration",
         "it does not match builtins (leading '.')");
-    ok (plugin_remove (&rt, "all", &err) == 0,
+    ok (loader_remove (&rt, "all", &err) == 0,
         "\"all\" with only builtins loaded succeeds");
     is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration", "builtins stay");
     core_plugin_make (&rt, "one.so");
     core_plugin_make (&rt, "two.so");
-    ok (plugin_remove (&rt, "all", &err) == 0, "\"all\" works");
+    ok (loader_remove (&rt, "all", &err) == 0, "\"all\" works");
     is (names (), ".priority-default .limit-job-size .limit-duration .dependency-slurm .update-duration",
         "it removes every plugin but the builtins");
-    ok (plugin_remove (&rt, ".dependency-slurm", &err) == 0,
+    ok (loader_remove (&rt, ".dependency-slurm", &err) == 0,
         "a builtin can be removed by its name");
     is (names (), ".priority-default .limit-job-size .limit-duration "
         ".update-duration", "it is gone");
-    ok (plugin_remove (&rt, ".limit-*", &err) == 0,
+    ok (loader_remove (&rt, ".limit-*", &err) == 0,
         "builtins can be removed by a glob naming them");
     is (names (), ".priority-default .update-duration",
         "both limits are gone");
-    plugins_unload_all (&rt);
-    isint (nplugins (), 0, "plugins_unload_all unloads the builtins too");
+    loader_unload_all (&rt);
+    isint (nplugins (), 0, "loader_unload_all unloads the builtins too");
 }
 
 int main (void)
 {
+    core_runtime_init (&rt, NULL);
     runtime_log_sink (log_sink, NULL);
     rt.config = json_object ();
 
@@ -359,8 +360,7 @@ int main (void)
     test_sort ();
     test_remove ();
 
-    jobs_free_all (&rt);
-    free (rt.stack);
+    core_runtime_fini (&rt);
     json_decref (rt.config);
     runtime_log_sink (NULL, NULL);
     done_testing ();

@@ -17,21 +17,21 @@ struct jt_plugin;
 struct job;
 
 /* Load the builtins (.priority-default, .dependency-slurm). */
-int plugins_load_builtins (struct runtime *rt, jobtap_host_error_t *err);
+int loader_load_builtins (struct runtime *rt, jobtap_host_error_t *err);
 /* Load 'name': a builtin ".name", a path, or a name found in 'dir' (may
  * be NULL) then the install search dir; 'conf' its own conf (object or
  * NULL).  Appended to the list (load order is call order). */
-struct jt_plugin *plugin_load (struct runtime *rt,
+struct jt_plugin *loader_load (struct runtime *rt,
                                const char *name,
                                json_t *conf,
                                const char *dir,
                                jobtap_host_error_t *err);
 /* Remove plugins by name, glob, or "all" (all but builtins). */
-int plugin_remove (struct runtime *rt,
+int loader_remove (struct runtime *rt,
                    const char *arg,
                    jobtap_host_error_t *err);
-void plugins_unload_all (struct runtime *rt);
-struct jt_plugin *plugin_find (struct runtime *rt, const char *list_name);
+void loader_unload_all (struct runtime *rt);
+struct jt_plugin *loader_find (struct runtime *rt, const char *list_name);
 /* conf.update on one plugin; its rejection in err. */
 int conf_update (struct jt_plugin *jt,
                  json_t *config,
