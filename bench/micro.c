@@ -128,9 +128,8 @@ static void bench_desc_init (void)
  * iteration starts from the same request. */
 static int bench_apply_updates (json_t *updates)
 {
-    char *msg = NULL;
-    int rc = jobspec_apply_updates (&desc, NULL, updates, &msg);
-    xfree (msg);
+    jobtap_host_error_t err;
+    int rc = jobspec_apply_updates (&desc, NULL, updates, &err);
     xfree (desc.partition);
     return rc;
 }

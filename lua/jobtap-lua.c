@@ -67,14 +67,13 @@ static int conf_update_cb (flux_plugin_t *p,
         && !memcmp (source, h->cur->source, len))
         free (source);
     else {
-        char err[1024];
-        struct policy *pol = state_create (h, h->cur, source, len, err,
-                                           sizeof (err));
+        jobtap_host_error_t err;
+        struct policy *pol = state_create (h, h->cur, source, len, &err);
         if (!pol)
             return flux_jobtap_error (p, args,
                                       "reload failed, keeping the loaded "
                                       "version: %s",
-                                      err);
+                                      err.text);
         state_swap (h, pol);
         host_log (h, LOG_INFO, "reloaded %s", h->script);
     }
@@ -114,7 +113,7 @@ __attribute__ ((visibility ("default"))) int flux_plugin_init (flux_plugin_t *p)
 {
     const char *script = flux_plugin_aux_get (p, "slurm-jobtap::lua-script");
     struct host *h;
-    char err[1024];
+    jobtap_host_error_t err;
     char *source;
     size_t len;
     struct policy *pol;
@@ -137,8 +136,8 @@ __attribute__ ((visibility ("default"))) int flux_plugin_init (flux_plugin_t *p)
         host_destroy (h);
         return -1;
     }
-    if (limits_read_settings (h, err, sizeof (err)) < 0) {
-        set_load_error (p, "%s: %s", script, err);
+    if (limits_read_settings (h, &err) < 0) {
+        set_load_error (p, "%s: %s", script, err.text);
         return -1;
     }
     if (state_read_file (script, &source, &len) < 0) {
@@ -147,9 +146,9 @@ __attribute__ ((visibility ("default"))) int flux_plugin_init (flux_plugin_t *p)
     }
     if (flux_plugin_add_handler (p, "conf.update", conf_update_cb, h) < 0)
         return -1;
-    if (!(pol = state_create (h, NULL, source, len, err, sizeof (err)))) {
-        host_log (h, LOG_ERR, "load failed: %s", err);
-        set_load_error (p, "%s: %s", script, err);
+    if (!(pol = state_create (h, NULL, source, len, &err))) {
+        host_log (h, LOG_ERR, "load failed: %s", err.text);
+        set_load_error (p, "%s: %s", script, err.text);
         return -1;
     }
     state_swap (h, pol);

@@ -174,10 +174,10 @@ static int protected_call (lua_State *L)
     j->valid = false;
     if (status != LUA_OK) {
         const char *msg = lua_tostring (L, -1);
-        char budget[160];
+        jobtap_host_error_t budget;
         if (status == LUA_ERRMEM && limits_budget_spent (policy_of (L))) {
-            limits_budget_message (policy_of (L), budget, sizeof (budget));
-            msg = budget;
+            limits_budget_error (policy_of (L), &budget);
+            msg = budget.text;
         }
         c->what = strdup (msg ? msg : "error");
         return 0;

@@ -36,7 +36,7 @@ static void setting_bool (struct host *h, json_t *lua, const char *key,
 }
 
 /* Host settings live in the policy conf's "lua" table. */
-int limits_read_settings (struct host *h, char *err, size_t errlen)
+int limits_read_settings (struct host *h, jobtap_host_error_t *err)
 {
     const char *s = flux_plugin_get_conf (h->p);
     json_t *conf = s ? json_loads (s, 0, NULL) : NULL;
@@ -54,15 +54,15 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
             if (mode && !strcmp (mode, "accept"))
                 h->on_error_accept = true;
             else if (!mode || strcmp (mode, "reject") != 0) {
-                snprintf (err, errlen,
-                          "lua.on-error must be \"reject\" or \"accept\"");
+                errprintf (err,
+                           "lua.on-error must be \"reject\" or \"accept\"");
                 rc = -1;
             }
         }
         if ((o = json_object_get (lua, "instruction-limit"))) {
             if (!json_is_integer (o) || json_integer_value (o) < 1000) {
-                snprintf (err, errlen,
-                          "lua.instruction-limit must be an integer >= 1000");
+                errprintf (err,
+                           "lua.instruction-limit must be an integer >= 1000");
                 rc = -1;
             }
             else
@@ -70,8 +70,8 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
         }
         if ((o = json_object_get (lua, "pattern-step-limit"))) {
             if (!json_is_integer (o) || json_integer_value (o) < 1000) {
-                snprintf (err, errlen,
-                          "lua.pattern-step-limit must be an integer >= 1000");
+                errprintf (err,
+                           "lua.pattern-step-limit must be an integer >= 1000");
                 rc = -1;
             }
             else
@@ -80,8 +80,8 @@ int limits_read_settings (struct host *h, char *err, size_t errlen)
         if ((o = json_object_get (lua, "memory-limit-mb"))) {
             if (!json_is_integer (o) || json_integer_value (o) < 1
                 || json_integer_value (o) > 65536) {
-                snprintf (err, errlen,
-                          "lua.memory-limit-mb must be an integer 1..65536");
+                errprintf (err,
+                           "lua.memory-limit-mb must be an integer 1..65536");
                 rc = -1;
             }
             else
@@ -110,21 +110,20 @@ static void end_call_at_next_instruction (lua_State *L)
     lua_sethook (L, count_hook, LUA_MASKCOUNT, 1);
 }
 
-void limits_budget_message (const struct policy *pol, char *buf,
-                            size_t len)
+int limits_budget_error (const struct policy *pol, jobtap_host_error_t *err)
 {
-    snprintf (buf, len, "instruction limit of %ld exceeded (memory made "
-                        "counts, an instruction per %d bytes; see "
-                        "docs/lua.md)",
-              pol->instruction_limit, BYTES_PER_INSTRUCTION);
+    return errprintf (err, "instruction limit of %ld exceeded (memory made "
+                           "counts, an instruction per %d bytes; see "
+                           "docs/lua.md)",
+                      pol->instruction_limit, BYTES_PER_INSTRUCTION);
 }
 
 static void budget_exceeded (lua_State *L, struct policy *pol)
 {
-    char msg[160];
+    jobtap_host_error_t err;
     end_call_at_next_instruction (L);
-    limits_budget_message (pol, msg, sizeof (msg));
-    luaL_error (L, "%s", msg);
+    limits_budget_error (pol, &err);
+    luaL_error (L, "%s", err.text);
 }
 
 void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize)

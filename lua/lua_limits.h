@@ -16,11 +16,12 @@
 #include <stddef.h>
 #include <lua.h>
 
+#include "host_error.h"
 #include "lua_context.h"
 
 /* Fill h's settings from the plugin's conf: 0, or -1 with err set for
  * an invalid value (a wrong boolean is logged and ignored). */
-int limits_read_settings (struct host *h, char *err, size_t errlen);
+int limits_read_settings (struct host *h, jobtap_host_error_t *err);
 
 /* The lua_Alloc of every policy state; ud is its struct policy. */
 void *limits_alloc (void *ud, void *ptr, size_t osize, size_t nsize);
@@ -36,10 +37,9 @@ void limits_budget_end (struct policy *pol);
 
 /* Is the running call past its budget?  Then a memory error is the
  * budget's (a big allocation refused): report it with the message of
- * limits_budget_message, "instruction limit of N exceeded (...)". */
+ * limits_budget_error, "instruction limit of N exceeded (...)" (-1). */
 bool limits_budget_spent (const struct policy *pol);
-void limits_budget_message (const struct policy *pol, char *buf,
-                            size_t len);
+int limits_budget_error (const struct policy *pol, jobtap_host_error_t *err);
 
 /* Instructions left in the running call's budget (0 when spent). */
 long limits_budget_room (const struct policy *pol);

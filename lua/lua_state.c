@@ -73,8 +73,7 @@ struct policy *state_create (struct host *h,
                              struct policy *old,
                              char *source,
                              size_t len,
-                             char *err,
-                             size_t errlen)
+                             jobtap_host_error_t *err)
 {
     struct policy *pol = calloc (1, sizeof (*pol));
     lua_State *L;
@@ -82,7 +81,7 @@ struct policy *state_create (struct host *h,
     int status;
 
     if (!pol) {
-        snprintf (err, errlen, "out of memory");
+        errprintf (err, "out of memory");
         free (source);
         return NULL;
     }
@@ -93,7 +92,7 @@ struct policy *state_create (struct host *h,
     pol->instruction_limit = h->instruction_limit;
     pol->pattern_step_limit = h->pattern_step_limit;
     if (!(L = pol->L = lua_newstate (limits_alloc, pol))) {
-        snprintf (err, errlen, "cannot create a Lua state");
+        errprintf (err, "cannot create a Lua state");
         goto error;
     }
     limits_budget_reset (pol);
@@ -114,7 +113,7 @@ struct policy *state_create (struct host *h,
     if (luaL_loadbufferx (L, prelude_lua, strlen (prelude_lua), "=prelude",
                           "t") != LUA_OK
         || lua_pcall (L, 0, 0, -2) != LUA_OK) {
-        snprintf (err, errlen, "prelude: %s", lua_tostring (L, -1));
+        errprintf (err, "prelude: %s", lua_tostring (L, -1));
         goto error;
     }
     /* what the host copies in (jobtap.state, job.data) is not charged */
@@ -132,22 +131,22 @@ struct policy *state_create (struct host *h,
         lua_pop (L, 2);
         lua_pop (from, 3);
         if (rc < 0) {
-            snprintf (err, errlen, "jobtap.state cannot be carried over "
-                                   "(memory limit)");
+            errprintf (err, "jobtap.state cannot be carried over "
+                            "(memory limit)");
             goto error;
         }
     }
     snprintf (chunkname, sizeof (chunkname), "@%s", h->name);
     limits_budget_reset (pol);
     if (luaL_loadbufferx (L, source, len, chunkname, "t") != LUA_OK) {
-        snprintf (err, errlen, "%s", lua_tostring (L, -1));
+        errprintf (err, "%s", lua_tostring (L, -1));
         goto error;
     }
     if ((status = lua_pcall (L, 0, 0, -2)) != LUA_OK) {
         if (status == LUA_ERRMEM && limits_budget_spent (pol))
-            limits_budget_message (pol, err, errlen);
+            limits_budget_error (pol, err);
         else
-            snprintf (err, errlen, "%s", lua_tostring (L, -1));
+            errprintf (err, "%s", lua_tostring (L, -1));
         goto error;
     }
     limits_budget_end (pol);

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "host_error.h"
 #include "lua_context.h"
 
 /* Read a whole file into *bufp (NUL-terminated, length *lenp): 0, or -1
@@ -24,8 +25,7 @@ struct policy *state_create (struct host *h,
                              struct policy *old,
                              char *source,
                              size_t len,
-                             char *err,
-                             size_t errlen);
+                             jobtap_host_error_t *err);
 
 /* Swap in 'pol' as h->cur: move every job.data table over, re-register
  * topics, destroy the old state. */

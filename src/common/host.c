@@ -17,6 +17,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "host_error.h"
 #include "compact.h"
 #include "jobtap_conf.h"
 #include "dispatch.h"

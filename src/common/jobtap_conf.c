@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+#include "host_error.h"
 #include "jobtap_conf.h"
 #include "host.h"
 #include "jtplugin.h"
@@ -190,9 +191,7 @@ static json_t *config_read (const char *path,
         *policy = policy_create (config, NULL, 0, err);
         return config;
     }
-    if (!(config = toml_file_to_json (path, lines, &table_lines,
-                                      err ? err->text : NULL,
-                                      err ? sizeof (err->text) : 0)))
+    if (!(config = toml_file_to_json (path, lines, &table_lines, err)))
         return NULL;
     *policy = config_policy (path, config, table_lines, err);
     json_decref (table_lines);

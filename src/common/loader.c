@@ -12,6 +12,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "host_error.h"
 #include "builtins.h"
 #include "dispatch.h"
 #include "event.h"

@@ -76,15 +76,3 @@ void runtime_log (int level, const char *fmt, ...)
     va_end (ap);
 }
 
-int errprintf (jobtap_host_error_t *err, const char *fmt, ...)
-{
-    if (err) {
-        int saved_errno = errno;
-        va_list ap;
-        va_start (ap, fmt);
-        vsnprintf (err->text, sizeof (err->text), fmt, ap);
-        va_end (ap);
-        errno = saved_errno;
-    }
-    return -1;
-}

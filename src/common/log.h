@@ -32,11 +32,6 @@ void runtime_vlog (int level, const char *fmt, va_list ap);
 void runtime_log (int level, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
-/* The one error convention of the runtime: a message in err->text (err
- * may be NULL), errno kept as the caller set it.  Returns -1. */
-int errprintf (jobtap_host_error_t *err, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
 #ifdef __cplusplus
 }
 #endif

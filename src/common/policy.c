@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_error.h"
 #include "fsd.h"
 #include "log.h"
 #include "policy.h"

@@ -22,6 +22,7 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
+#include "host_error.h"
 #include "dispatch.h"
 #include "event.h"
 #include "host.h"

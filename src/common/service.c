@@ -5,6 +5,7 @@
 #include <string.h>
 #include <flux/core.h>
 
+#include "host_error.h"
 #include "jsonpool.h"
 #include "jtplugin.h"
 #include "log.h"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "host_error.h"
 #include "compact.h"
 #include "host.h"
 #include "job.h"

@@ -11,6 +11,7 @@
 #include <syslog.h>
 #include <jansson.h>
 
+#include "host_error.h"
 #include "log.h"
 #include "store_file.h"
 

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,16 +10,7 @@
 #include <unistd.h>
 
 #include "control_listen.h"
-
-int control_seterr (jobtap_host_error_t *err, int errnum, const char *fmt, ...)
-{
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (err->text, sizeof (err->text), fmt, ap);
-    va_end (ap);
-    errno = errnum;
-    return -1;
-}
+#include "host_error.h"
 
 /* Make room at 'path' (control_listen_unix). */
 static int clear_path (const char *path,
@@ -33,11 +23,12 @@ static int clear_path (const char *path,
 
     *taken_over = false;
     if (lstat (path, &st) < 0)
-        return errno == ENOENT ? 0 : control_seterr (err, errno, "%s: %s",
-                                                     path, strerror (errno));
-    if (!S_ISSOCK (st.st_mode))
-        return control_seterr (err, EEXIST, "%s: exists and is not a socket",
-                               path);
+        return errno == ENOENT ? 0 : errprintf (err, "%s: %s", path,
+                                                strerror (errno));
+    if (!S_ISSOCK (st.st_mode)) {
+        errno = EEXIST;
+        return errprintf (err, "%s: exists and is not a socket", path);
+    }
     snprintf (addr.sun_path, sizeof (addr.sun_path), "%s", path);
     if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
         *taken_over = connect (fd, (struct sockaddr *)&addr, sizeof (addr))
@@ -45,9 +36,8 @@ static int clear_path (const char *path,
         close (fd);
     }
     if (unlink (path) < 0 && errno != ENOENT)
-        return control_seterr (err, errno,
-                               "%s: cannot remove the old socket: %s", path,
-                               strerror (errno));
+        return errprintf (err, "%s: cannot remove the old socket: %s", path,
+                          strerror (errno));
     return 0;
 }
 
@@ -61,26 +51,29 @@ int control_listen_unix (const char *path,
     struct stat st;
     int fd;
 
-    if (strlen (path) >= sizeof (addr.sun_path))
-        return control_seterr (err, ENAMETOOLONG,
-                               "%s: path is longer than %zu bytes", path,
-                               sizeof (addr.sun_path) - 1);
+    if (strlen (path) >= sizeof (addr.sun_path)) {
+        errno = ENAMETOOLONG;
+        return errprintf (err, "%s: path is longer than %zu bytes", path,
+                          sizeof (addr.sun_path) - 1);
+    }
     if (clear_path (path, taken_over, err) < 0)
         return -1;
     strcpy (addr.sun_path, path);
     fd = socket (AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return control_seterr (err, errno, "socket: %s", strerror (errno));
+        return errprintf (err, "socket: %s", strerror (errno));
     if (bind (fd, (struct sockaddr *)&addr, sizeof (addr)) < 0) {
         int e = errno;
         close (fd);
-        return control_seterr (err, e, "%s: bind: %s", path, strerror (e));
+        errno = e;
+        return errprintf (err, "%s: bind: %s", path, strerror (e));
     }
     if (chmod (path, 0666) < 0 || stat (path, &st) < 0 || listen (fd, 128) < 0) {
         int e = errno;
         unlink (path);
         close (fd);
-        return control_seterr (err, e, "%s: %s", path, strerror (e));
+        errno = e;
+        return errprintf (err, "%s: %s", path, strerror (e));
     }
     *dev = st.st_dev;
     *ino = st.st_ino;
@@ -99,9 +92,10 @@ int control_listen_tcp (const char *address, int port, jobtap_host_error_t *err)
     int fd = -1, e = 0, rc;
     const int on = 1, off = 0;
 
-    if (port <= 0 || port > 65535)
-        return control_seterr (err, EINVAL,
-                               "control port %d: not a port number", port);
+    if (port <= 0 || port > 65535) {
+        errno = EINVAL;
+        return errprintf (err, "control port %d: not a port number", port);
+    }
     if (!address || !*address || !strcmp (address, "*")) {
         address = NULL;
         hints.ai_family = AF_INET6; /* dual-stack: IPv4 too */
@@ -112,9 +106,11 @@ int control_listen_tcp (const char *address, int port, jobtap_host_error_t *err)
         hints.ai_family = AF_INET;
         rc = getaddrinfo (address, service, &hints, &res);
     }
-    if (rc != 0)
-        return control_seterr (err, EINVAL, "control address %s: %s",
-                               address ? address : "*", gai_strerror (rc));
+    if (rc != 0) {
+        errno = EINVAL;
+        return errprintf (err, "control address %s: %s",
+                          address ? address : "*", gai_strerror (rc));
+    }
     for (ai = res; ai; ai = ai->ai_next) {
         fd = socket (ai->ai_family,
                      ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -138,10 +134,10 @@ int control_listen_tcp (const char *address, int port, jobtap_host_error_t *err)
         fd = -1;
     }
     freeaddrinfo (res);
-    if (fd < 0)
-        return control_seterr (err, e ? e : EADDRNOTAVAIL,
-                               "control port %s:%d: %s",
-                               address ? address : "*", port,
-                               strerror (e ? e : EADDRNOTAVAIL));
+    if (fd < 0) {
+        errno = e ? e : EADDRNOTAVAIL;
+        return errprintf (err, "control port %s:%d: %s",
+                          address ? address : "*", port, strerror (errno));
+    }
     return fd;
 }

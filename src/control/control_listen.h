@@ -11,11 +11,6 @@
 
 #include "host.h"
 
-/* The control server's error convention: err->text from fmt, errno =
- * errnum, returns -1. */
-int control_seterr (jobtap_host_error_t *err, int errnum, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-
 /* Listen at 'path' (mode 0666). A socket file already there is replaced,
  * also one another process still serves: Slurm 24.11's reconfigure starts
  * the new slurmctld before the old one exits. *taken_over says whether

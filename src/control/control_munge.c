@@ -48,8 +48,7 @@ void control_munge_ctx_destroy (void *ctx)
 
 json_t *control_munge_seal (json_t *request,
                             const char *munge_socket,
-                            char *errtext,
-                            size_t errsize)
+                            jobtap_host_error_t *errtext)
 {
     char *text = json_dumps (request, JSON_COMPACT);
     char *cred = NULL;
@@ -58,13 +57,13 @@ json_t *control_munge_seal (json_t *request,
     json_t *frame;
 
     if (!text) {
-        snprintf (errtext, errsize, "%s", strerror (ENOMEM));
+        errprintf (errtext, "%s", strerror (ENOMEM));
         errno = ENOMEM;
         return NULL;
     }
     size_t len = strlen (text);
     if (len > CONTROL_MAX_SEALED) {
-        snprintf (errtext, errsize,
+        errprintf (errtext,
                   "request of %zu bytes is larger than the limit of %d "
                   "bytes over TCP",
                   len, CONTROL_MAX_SEALED);
@@ -73,14 +72,14 @@ json_t *control_munge_seal (json_t *request,
         return NULL;
     }
     if (!(ctx = control_munge_ctx_create (munge_socket))) {
-        snprintf (errtext, errsize, "munge: %s", strerror (errno));
+        errprintf (errtext, "munge: %s", strerror (errno));
         free (text);
         return NULL;
     }
     e = munge_encode (&cred, ctx, text, (int)len);
     free (text);
     if (e != EMUNGE_SUCCESS) {
-        snprintf (errtext, errsize, "munge: %s", munge_ctx_strerror (ctx));
+        errprintf (errtext, "munge: %s", munge_ctx_strerror (ctx));
         munge_ctx_destroy (ctx);
         errno = EPERM;
         return NULL;
@@ -89,7 +88,7 @@ json_t *control_munge_seal (json_t *request,
     frame = json_pack ("{s:s}", "munge", cred);
     free (cred);
     if (!frame) {
-        snprintf (errtext, errsize, "%s", strerror (ENOMEM));
+        errprintf (errtext, "%s", strerror (ENOMEM));
         errno = ENOMEM;
     }
     return frame;
@@ -100,8 +99,7 @@ int control_munge_open (void *ctx,
                         size_t len,
                         char **request,
                         uint32_t *uid,
-                        char *errtext,
-                        size_t errsize)
+                        jobtap_host_error_t *errtext)
 {
     json_t *frame = json_loadb (body, len, 0, NULL);
     const char *cred = NULL;
@@ -113,13 +111,13 @@ int control_munge_open (void *ctx,
 
     if (!frame || !json_is_object (frame)) {
         json_decref (frame);
-        snprintf (errtext, errsize, "malformed request: not a JSON object");
+        errprintf (errtext, "malformed request: not a JSON object");
         errno = EPROTO;
         return -1;
     }
     if (json_unpack (frame, "{s:s}", "munge", &cred) < 0) {
         json_decref (frame);
-        snprintf (errtext, errsize,
+        errprintf (errtext,
                   "authentication failed: a request over TCP must be sealed "
                   "in a munge credential");
         errno = EPERM;
@@ -132,7 +130,7 @@ int control_munge_open (void *ctx,
         /* munge returns the payload of an expired or replayed credential
          * too: it is not to be trusted */
         free (payload);
-        snprintf (errtext, errsize, "authentication failed: munge: %s",
+        errprintf (errtext, "authentication failed: munge: %s",
                   munge_ctx_strerror (ctx) ? munge_ctx_strerror (ctx)
                                            : munge_strerror (e));
         errno = EPERM;
@@ -141,7 +139,7 @@ int control_munge_open (void *ctx,
     char *text = malloc ((size_t)payload_len + 1);
     if (!text) {
         free (payload);
-        snprintf (errtext, errsize, "%s", strerror (ENOMEM));
+        errprintf (errtext, "%s", strerror (ENOMEM));
         errno = ENOMEM;
         return -1;
     }

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "host_error.h"
+
 #define CONTROL_MAX_SEALED (512 * 1024)
 
 /* The frame {"munge": CRED} for 'request' (new reference), encoded by the
@@ -27,8 +29,7 @@
  * is larger than ..."). */
 json_t *control_munge_seal (json_t *request,
                             const char *munge_socket,
-                            char *errtext,
-                            size_t errsize);
+                            jobtap_host_error_t *errtext);
 
 /* Open a sealed frame's body (the whole JSON text of {"munge": CRED}):
  * *request is the payload's JSON text (a new NUL-terminated string,
@@ -42,8 +43,7 @@ int control_munge_open (void *ctx,
                         size_t len,
                         char **request,
                         uint32_t *uid,
-                        char *errtext,
-                        size_t errsize);
+                        jobtap_host_error_t *errtext);
 
 /* The munged Slurm's auth/munge uses: socket= in an AuthInfo value (may
  * be NULL) as a new string, or NULL for munge's default. */

@@ -67,19 +67,18 @@ json_t *control_request_parse (const char *body,
                                size_t len,
                                const char **op,
                                int *errnum,
-                               char *errtext,
-                               size_t errsize)
+                               jobtap_host_error_t *errtext)
 {
     json_error_t jerr;
     json_t *req;
 
     *errnum = EPROTO;
     if (!(req = json_loadb (body, len, 0, &jerr))) {
-        snprintf (errtext, errsize, "malformed request: %s", jerr.text);
+        errprintf (errtext, "malformed request: %s", jerr.text);
         return NULL;
     }
     if (json_unpack (req, "{s:s}", "op", op) < 0) {
-        snprintf (errtext, errsize,
+        errprintf (errtext,
                   "malformed request: no \"op\" string in the object");
         json_decref (req);
         return NULL;

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "host_error.h"
+
 #define CONTROL_MAX_MESSAGE (1024 * 1024)
 #define CONTROL_HEADER_SIZE 4
 
@@ -43,8 +45,7 @@ json_t *control_request_parse (const char *body,
                                size_t len,
                                const char **op,
                                int *errnum,
-                               char *errtext,
-                               size_t errsize);
+                               jobtap_host_error_t *errtext);
 
 /* --- the client half (blocking I/O on a connected socket) ------------- */
 

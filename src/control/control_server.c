@@ -28,6 +28,7 @@
 #include "control_ops.h"
 #include "control_proto.h"
 #include "control_server.h"
+#include "host_error.h"
 
 struct client;
 
@@ -254,18 +255,18 @@ static void log_change (struct control_server *srv,
 static struct client *client_open_sealed (struct control_server *srv,
                                           struct client *c)
 {
-    char errtext[256];
+    jobtap_host_error_t errtext;
     char *request;
     uint32_t uid;
 
     if (control_munge_open (srv->munge, c->body, c->body_len, &request, &uid,
-                            errtext, sizeof (errtext))
+                            &errtext)
         < 0) {
         int e = errno;
         server_log (srv, LOG_WARNING, "control: request from %s refused: %s",
-                    c->peer, errtext);
-        client_respond (srv, c, control_response_error (e, "%s", errtext),
-                        true);
+                    c->peer, errtext.text);
+        client_respond (srv, c,
+                        control_response_error (e, "%s", errtext.text), true);
         return NULL;
     }
     free (c->body);
@@ -278,7 +279,7 @@ static struct client *client_open_sealed (struct control_server *srv,
 
 static void client_run_request (struct control_server *srv, struct client *c)
 {
-    char errtext[256];
+    jobtap_host_error_t errtext;
     const char *op = NULL;
     int errnum;
     json_t *req, *response;
@@ -286,11 +287,10 @@ static void client_run_request (struct control_server *srv, struct client *c)
 
     if (c->sealed && !(c = client_open_sealed (srv, c)))
         return;
-    req = control_request_parse (c->body, c->body_len, &op, &errnum, errtext,
-                                 sizeof (errtext));
+    req = control_request_parse (c->body, c->body_len, &op, &errnum, &errtext);
     if (!req) {
         client_respond (srv, c, control_response_error (errnum, "%s",
-                                                        errtext),
+                                                        errtext.text),
                         false);
         return;
     }
@@ -580,11 +580,13 @@ struct control_server *control_server_start (const struct control_config *cfg,
     int e;
 
     if (!cfg || !cfg->path || !*cfg->path || !cfg->rolemask_of) {
-        control_seterr (err, EINVAL, "control socket: invalid configuration");
+        errno = EINVAL;
+        errprintf (err, "control socket: invalid configuration");
         return NULL;
     }
     if (!(srv = calloc (1, sizeof (*srv)))) {
-        control_seterr (err, ENOMEM, "out of memory");
+        errno = ENOMEM;
+        errprintf (err, "out of memory");
         return NULL;
     }
     srv->listen_fd = srv->tcp_fd = -1;
@@ -605,14 +607,14 @@ struct control_server *control_server_start (const struct control_config *cfg,
         || !(srv->box = mailbox_create ())) {
         e = errno;
         server_free (srv);
-        control_seterr (err, e, "control socket: %s", strerror (e));
+        errno = e;
+        errprintf (err, "control socket: %s", strerror (e));
         return NULL;
     }
     /* the port first: failing, it must not have moved the socket file */
     if (cfg->tcp_port > 0) {
         if (!(srv->munge = control_munge_ctx_create (cfg->munge_socket)))
-            control_seterr (err, errno, "control port: munge: %s",
-                            strerror (errno));
+            errprintf (err, "control port: munge: %s", strerror (errno));
         else
             srv->tcp_fd = control_listen_tcp (cfg->tcp_address,
                                               cfg->tcp_port, err);
@@ -640,8 +642,9 @@ struct control_server *control_server_start (const struct control_config *cfg,
     if ((e = pthread_create (&srv->thread, NULL, server_thread, srv))) {
         unlink (srv->path);
         server_free (srv);
-        control_seterr (err, e, "control socket: cannot start its thread: %s",
-                strerror (e));
+        errno = e;
+        errprintf (err, "control socket: cannot start its thread: %s",
+                   strerror (e));
         return NULL;
     }
     return srv;

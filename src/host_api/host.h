@@ -23,6 +23,8 @@
 #include <sys/types.h>
 #include <jansson.h>
 
+#include "host_error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -59,9 +61,6 @@ enum {
 #define JOBTAP_ROLE_OWNER 1
 #define JOBTAP_ROLE_USER 2
 
-typedef struct {
-    char text[512];
-} jobtap_host_error_t;
 
 /* Callbacks out to the scheduler.  Every member may be NULL.  'arg' is
  * the pointer given to jobtap_host_init().  All run with the runtime

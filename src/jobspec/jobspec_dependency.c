@@ -30,8 +30,7 @@ int jobspec_dependency_split (const char *dep,
                               void *arg,
                               char **slurm_rest,
                               json_t **entries,
-                              char *err,
-                              size_t errsize)
+                              jobtap_host_error_t *err)
 {
     char *rest = NULL, *scheme = NULL;
     size_t restlen = 0;
@@ -55,10 +54,10 @@ int jobspec_dependency_split (const char *dep,
             jobtap = handled (scheme, arg);
         }
         if (jobtap && any_of) {
-            snprintf (err, errsize,
-                      "the jobtap dependency scheme %s cannot be in a '?' "
-                      "(any of) list",
-                      scheme);
+            errprintf (err,
+                       "the jobtap dependency scheme %s cannot be in a '?' "
+                       "(any of) list",
+                       scheme);
             goto fail;
         }
         if (jobtap) {
@@ -93,7 +92,7 @@ int jobspec_dependency_split (const char *dep,
     *entries = a;
     return 0;
 nomem:
-    snprintf (err, errsize, "%s", strerror (ENOMEM));
+    errprintf (err, "%s", strerror (ENOMEM));
 fail:
     if (f)
         fclose (f);

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "host_error.h"
+
 typedef bool (*jobspec_scheme_handled_f) (const char *scheme, void *arg);
 
 /* Split dep. *slurm_rest: what stays Slurm's (malloc'd; NULL when
@@ -24,7 +26,6 @@ int jobspec_dependency_split (const char *dep,
                               void *arg,
                               char **slurm_rest,
                               json_t **entries,
-                              char *err,
-                              size_t errsize);
+                              jobtap_host_error_t *err);
 
 #endif

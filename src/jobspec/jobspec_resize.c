@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_error.h"
 #include "jobspec_resize.h"
 #include "jobspec_update.h"
 
@@ -101,11 +102,9 @@ static json_t *as_built (json_t *tasks, json_int_t total, json_int_t slots)
     return copy;
 }
 
-static int fail (char **errmsg, const char *key, const char *why)
+static int fail (jobtap_host_error_t *err, const char *key, const char *why)
 {
-    if (asprintf (errmsg, "jobtap: jobspec update of %s: %s", key, why) < 0)
-        *errmsg = NULL;
-    return -1;
+    return errprintf (err, "jobtap: jobspec update of %s: %s", key, why);
 }
 
 #define NO_SHAPE                                                               \
@@ -134,7 +133,7 @@ static void size_nodes (struct jobspec_fields *f,
 int jobspec_resize (const struct jobspec_fields *now,
                     json_t *flat,
                     struct jobspec_fields *out,
-                    char **errmsg)
+                    jobtap_host_error_t *err)
 {
     json_t *res = json_object_get (flat, "resources");
     json_t *tasks = json_object_get (flat, "tasks");
@@ -145,7 +144,6 @@ int jobspec_resize (const struct jobspec_fields *now,
     json_int_t total;
     int rc = -1;
 
-    *errmsg = NULL;
     *out = *now;
     overlay (out, flat);
     /* What is not updated stays as the runtime has it: now's. */
@@ -154,19 +152,19 @@ int jobspec_resize (const struct jobspec_fields *now,
     if (!tasks)
         tasks = json_object_get (cur, "tasks");
     if (!cur || shape_of (res, &s) < 0 || (total = total_of (tasks)) < 0) {
-        fail (errmsg, key, NO_SHAPE);
+        fail (err, key, NO_SHAPE);
         goto out;
     }
     if (s.nodes > UINT32_MAX - 2 || s.slots > UINT16_MAX - 2 ||
         s.cores > UINT16_MAX - 2 || total > UINT32_MAX - 2) {
-        fail (errmsg, key, "a count beyond Slurm's");
+        fail (err, key, "a count beyond Slurm's");
         goto out;
     }
     out->cpus_per_task = s.cores == 1 && !now->cpus_per_task ? 0 : s.cores;
     if (s.nodes > 0) {
         json_int_t slots = s.nodes * s.slots;
         if (total > slots) {
-            fail (errmsg, "tasks", "more tasks than slots");
+            fail (err, "tasks", "more tasks than slots");
             goto out;
         }
         size_nodes (out, now, &s, total ? total : slots);
@@ -186,7 +184,7 @@ int jobspec_resize (const struct jobspec_fields *now,
         out->ntasks = s.slots == 1 && !now->ntasks ? 0 : s.slots;
     }
     if ((max && out->max_nodes < out->nodes) || (max && !out->nodes)) {
-        fail (errmsg, key,
+        fail (err, key,
               "contradicts attributes.system.slurm.max_nodes in the same "
               "update");
         goto out;
@@ -194,7 +192,7 @@ int jobspec_resize (const struct jobspec_fields *now,
     if (json_object_get (flat, SLURM_KEY "exclusive") &&
         out->exclusive != jobspec_exclusive_parse (json_string_value (
                               json_object_get (flat, SLURM_KEY "exclusive")))) {
-        fail (errmsg, key,
+        fail (err, key,
               "contradicts attributes.system.slurm.exclusive in the same "
               "update");
         goto out;
@@ -203,13 +201,11 @@ int jobspec_resize (const struct jobspec_fields *now,
     want = as_built (tasks, total, s.nodes ? s.nodes * s.slots : s.slots);
     if (!built || !json_equal (json_object_get (built, "resources"), res) ||
         !json_equal (json_object_get (built, "tasks"), want)) {
-        fail (errmsg, key, NO_SHAPE);
+        fail (err, key, NO_SHAPE);
         goto out;
     }
     rc = 0;
 out:
-    if (rc < 0 && !*errmsg)
-        *errmsg = strdup ("jobtap: out of memory");
     json_decref (want);
     json_decref (built);
     json_decref (cur);

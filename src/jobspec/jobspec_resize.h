@@ -13,17 +13,17 @@
 
 #include <jansson.h>
 
+#include "host_error.h"
 #include "jobspec_build.h"
 
 /* The fields of the job *now describes after the checked updates flat
  * (jobspec_updates_check's result, with "resources" or "tasks" or both),
  * in *out: now's, with the node count, max_nodes, task count, tasks per
  * node, cores per task and exclusive changed as the new values ask
- * (strings stay borrowed from now and flat).  0, or -1 with *errmsg
- * (malloc'd). */
+ * (strings stay borrowed from now and flat).  0, or -1 with err set. */
 int jobspec_resize (const struct jobspec_fields *now,
                     json_t *flat,
                     struct jobspec_fields *out,
-                    char **errmsg);
+                    jobtap_host_error_t *err);
 
 #endif

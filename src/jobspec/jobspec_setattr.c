@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_error.h"
 #include "jobspec_setattr.h"
 
 #define ENV_PREFIX JOBSPEC_SETATTR_ENV "="
@@ -34,20 +35,6 @@ static const struct {
      * nothing to a Slurm job */
     {"shell", "--output and --error"},
 };
-
-static int say (char *err, size_t errlen, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
-
-static int say (char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    if (err && errlen) {
-        va_start (ap, fmt);
-        vsnprintf (err, errlen, fmt, ap);
-        va_end (ap);
-    }
-    return -1;
-}
 
 int jobspec_setattr_reserved (const char *key, const char **option)
 {
@@ -90,14 +77,14 @@ static const char *system_path (const char *key)
 
 /* The value of one option. */
 static json_t *
-option_value (bool from_file, const char *val, char *err, size_t errlen)
+option_value (bool from_file, const char *val, jobtap_host_error_t *err)
 {
     json_error_t e;
     json_t *v;
 
     if (from_file) {
         if (!(v = json_load_file (val, JSON_DECODE_ANY, &e)))
-            say (err, errlen, "%s: %s", val, e.text);
+            errprintf (err, "%s: %s", val, e.text);
         return v;
     }
     if (!val) /* flux: a key alone is set to 1 */
@@ -105,7 +92,7 @@ option_value (bool from_file, const char *val, char *err, size_t errlen)
     if ((v = json_loads (val, JSON_DECODE_ANY, NULL)))
         return v;
     if (!(v = json_string (val)))
-        say (err, errlen, "the value is not valid UTF-8");
+        errprintf (err, "the value is not valid UTF-8");
     return v;
 }
 
@@ -113,7 +100,7 @@ option_value (bool from_file, const char *val, char *err, size_t errlen)
  * before anything is created, so that a refused option leaves attrs as it
  * was. */
 static int
-set_path (json_t *attrs, char *path, json_t *v, char *err, size_t errlen)
+set_path (json_t *attrs, char *path, json_t *v, jobtap_host_error_t *err)
 {
     json_t *o = attrs, *utf8;
     char *part, *dot;
@@ -121,14 +108,14 @@ set_path (json_t *attrs, char *path, json_t *v, char *err, size_t errlen)
     for (part = path;; part = dot + 1) {
         dot = strchr (part, '.');
         if ((dot ? (size_t)(dot - part) : strlen (part)) == 0) {
-            say (err, errlen, "an empty key or key part");
+            errprintf (err, "an empty key or key part");
             goto fail;
         }
         if (!dot)
             break;
     }
     if (!(utf8 = json_string (path))) {
-        say (err, errlen, "the key is not valid UTF-8");
+        errprintf (err, "the key is not valid UTF-8");
         goto fail;
     }
     json_decref (utf8);
@@ -137,8 +124,7 @@ set_path (json_t *attrs, char *path, json_t *v, char *err, size_t errlen)
         json_t *next;
         *dot = '\0';
         if ((next = json_object_get (o, part)) && !json_is_object (next)) {
-            say (err, errlen,
-                 "system.%s is not an object (an earlier --setattr set it)",
+            errprintf (err, "system.%s is not an object (an earlier --setattr set it)",
                  path);
             *dot = '.';
             goto fail;
@@ -155,12 +141,12 @@ set_path (json_t *attrs, char *path, json_t *v, char *err, size_t errlen)
             next = NULL;
         *dot = '.';
         if (!(o = next)) {
-            say (err, errlen, "out of memory");
+            errprintf (err, "out of memory");
             goto fail;
         }
     }
     if (json_object_set_new (o, part, v) < 0)
-        return say (err, errlen, "out of memory"); /* v is freed */
+        return errprintf (err, "out of memory"); /* v is freed */
     return 0;
 fail:
     json_decref (v);
@@ -169,8 +155,7 @@ fail:
 
 int jobspec_setattr_add (json_t *attrs,
                          const char *arg,
-                         char *err,
-                         size_t errlen)
+                         jobtap_host_error_t *err)
 {
     bool from_file = arg[0] == '^';
     const char *k = from_file ? arg + 1 : arg;
@@ -182,48 +167,46 @@ int jobspec_setattr_add (json_t *attrs,
     int rc = -1;
 
     if (!key)
-        return say (err, errlen, "out of memory");
+        return errprintf (err, "out of memory");
     if (!(path = system_path (key))) {
-        say (err, errlen,
-             "only system attributes (system.KEY, or KEY) reach the "
+        errprintf (err, "only system attributes (system.KEY, or KEY) reach the "
              "jobspec of a Slurm job");
         goto done;
     }
     if (path[0] && jobspec_setattr_reserved (path, &option)) {
-        say (err, errlen,
-             "attributes.system.%.*s is the Slurm job's own: set it with %s",
+        errprintf (err, "attributes.system.%.*s is the Slurm job's own: set it with %s",
              (int)strcspn (path, "."), path, option);
         goto done;
     }
     if (from_file && !eq) {
-        say (err, errlen, "^KEY needs =FILE, a file of JSON");
+        errprintf (err, "^KEY needs =FILE, a file of JSON");
         goto done;
     }
     if (!(copy = strdup (path))) {
-        say (err, errlen, "out of memory");
+        errprintf (err, "out of memory");
         goto done;
     }
-    if ((v = option_value (from_file, eq ? eq + 1 : NULL, err, errlen)))
-        rc = set_path (attrs, copy, v, err, errlen);
+    if ((v = option_value (from_file, eq ? eq + 1 : NULL, err)))
+        rc = set_path (attrs, copy, v, err);
     free (copy);
 done:
     free (key);
     return rc;
 }
 
-char *jobspec_setattr_encode (const json_t *attrs, char *err, size_t errlen)
+char *jobspec_setattr_encode (const json_t *attrs, jobtap_host_error_t *err)
 {
     const size_t flags = JSON_COMPACT | JSON_ENSURE_ASCII;
     size_t n = json_dumpb (attrs, NULL, 0, flags);
     char *s;
 
     if (n == 0 || !(s = malloc (n + 1))) {
-        say (err, errlen, "out of memory");
+        errprintf (err, "out of memory");
         return NULL;
     }
     if (n > JOBSPEC_SETATTR_MAX) {
         free (s);
-        say (err, errlen, "the attributes take %zu bytes, more than %d", n,
+        errprintf (err, "the attributes take %zu bytes, more than %d", n,
              JOBSPEC_SETATTR_MAX);
         return NULL;
     }
@@ -240,21 +223,9 @@ const char *jobspec_setattr_find (char *const *env, uint32_t n)
     return NULL;
 }
 
-/* A message built with malloc (asprintf), never with jansson. */
-static char *msg (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static char *msg (const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-    va_start (ap, fmt);
-    if (vasprintf (&s, fmt, ap) < 0)
-        s = NULL;
-    va_end (ap);
-    return s;
-}
-
-int jobspec_setattr_merge (json_t *jobspec, const char *text, char **errmsg)
+int jobspec_setattr_merge (json_t *jobspec,
+                          const char *text,
+                          jobtap_host_error_t *ignored)
 {
     json_t *system =
         json_object_get (json_object_get (jobspec, "attributes"), "system");
@@ -267,20 +238,17 @@ int jobspec_setattr_merge (json_t *jobspec, const char *text, char **errmsg)
     const char *key;
     int n = 0;
 
-    *errmsg = NULL;
-    if (len > JOBSPEC_SETATTR_MAX) {
-        *errmsg = msg (JOBSPEC_SETATTR_ENV " is longer than %d bytes: ignored",
-                       JOBSPEC_SETATTR_MAX);
-        return -1;
-    }
-    if (!json_is_object (system)) {
-        *errmsg = msg ("the jobspec has no attributes.system");
-        return -1;
-    }
+    ignored->text[0] = '\0';
+    if (len > JOBSPEC_SETATTR_MAX)
+        return errprintf (ignored,
+                          JOBSPEC_SETATTR_ENV " is longer than %d bytes: "
+                          "ignored", JOBSPEC_SETATTR_MAX);
+    if (!json_is_object (system))
+        return errprintf (ignored, "the jobspec has no attributes.system");
     if (!(set = json_loadb (text, len, 0, &e)) || !json_is_object (set)) {
-        *errmsg =
-            msg (JOBSPEC_SETATTR_ENV " is not a JSON object (%s): ignored",
-                 set ? "another JSON value" : e.text);
+        errprintf (ignored,
+                   JOBSPEC_SETATTR_ENV " is not a JSON object (%s): ignored",
+                   set ? "another JSON value" : e.text);
         json_decref (set);
         return -1;
     }
@@ -300,9 +268,9 @@ int jobspec_setattr_merge (json_t *jobspec, const char *text, char **errmsg)
     }
     json_decref (set);
     if (f && fclose (f) == 0 && dropped)
-        *errmsg = msg (JOBSPEC_SETATTR_ENV " keys the Slurm job gives or "
-                                           "--setattr cannot make, ignored: %s",
-                       dropped);
+        errprintf (ignored,
+                   JOBSPEC_SETATTR_ENV " keys the Slurm job gives or "
+                   "--setattr cannot make, ignored: %s", dropped);
     free (dropped);
     return n;
 }

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host_error.h"
+
 #define JOBSPEC_SETATTR_ENV "SLURM_JOBTAP_SETATTR"
 
 /* The longest encoded set accepted either side (bytes of JSON text). It
@@ -35,19 +37,18 @@
  * VALUE is JSON when it parses as JSON, else a string, and 1 when
  * omitted; ^KEY=FILE takes the JSON in FILE.  A later option for a key
  * replaces an earlier one.  Returns 0, or -1 with a message for the user
- * in err (errlen bytes) and attrs unchanged: a key outside
+ * in err and attrs unchanged: a key outside
  * attributes.system, an empty key part, a key the Slurm job gives (which
  * names the Slurm option to use instead), a path through a value that is
  * not an object, an unreadable FILE. */
 int jobspec_setattr_add (json_t *attrs,
                          const char *arg,
-                         char *err,
-                         size_t errlen);
+                         jobtap_host_error_t *err);
 
 /* attrs as the variable's value: compact ASCII JSON (no newline, no
  * control character).  malloc'd; NULL with a message in err when it
  * would exceed JOBSPEC_SETATTR_MAX or out of memory. */
-char *jobspec_setattr_encode (const json_t *attrs, char *err, size_t errlen);
+char *jobspec_setattr_encode (const json_t *attrs, jobtap_host_error_t *err);
 
 /* The value of the first SLURM_JOBTAP_SETATTR entry of env[0..n) ("NAME=
  * value" strings; env may be NULL), or NULL: the common case, found
@@ -57,10 +58,12 @@ const char *jobspec_setattr_find (char *const *env, uint32_t n);
 /* Merge an encoded set (text) into jobspec's attributes.system.  The
  * whole set is ignored when it is not a JSON object or is too long, and
  * each key the Slurm job gives or that is empty is dropped.  Returns the
- * number of keys merged, or -1 when the whole set was ignored; *errmsg
- * (malloc'd, never with jansson's allocator: callers may run inside the
- * runtime's JSON pool) says what was ignored, or is NULL. */
-int jobspec_setattr_merge (json_t *jobspec, const char *text, char **errmsg);
+ * number of keys merged, or -1 when the whole set was ignored;
+ * ignored->text says what was ignored, or is empty (nothing allocated:
+ * callers may run inside the runtime's JSON pool). */
+int jobspec_setattr_merge (json_t *jobspec,
+                           const char *text,
+                           jobtap_host_error_t *ignored);
 
 /* True when attributes.system.<key> (its first part) is given by the
  * Slurm job, so --setattr cannot set it; *option is then the Slurm

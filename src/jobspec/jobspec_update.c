@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_error.h"
 #include "jobspec_build.h"
 #include "jobspec_mail.h"
 #include "jobspec_update.h"
@@ -212,9 +213,9 @@ memory_conflict (json_t *flat, const struct jobspec_update_key *m, json_t *v)
     return NULL;
 }
 
-json_t *jobspec_updates_check (json_t *updates, char **errmsg)
+json_t *jobspec_updates_check (json_t *updates, jobtap_host_error_t *err)
 {
-    return jobspec_updates_check_each (updates, NULL, NULL, errmsg);
+    return jobspec_updates_check_each (updates, NULL, NULL, err);
 }
 
 char *jobspec_update_value_text (json_t *v, size_t max)
@@ -235,13 +236,12 @@ char *jobspec_update_value_text (json_t *v, size_t max)
 json_t *jobspec_updates_check_each (json_t *updates,
                                     jobspec_update_each_f each,
                                     void *arg,
-                                    char **errmsg)
+                                    jobtap_host_error_t *err)
 {
     json_t *flat = json_object ();
     const char *key;
     json_t *v;
 
-    *errmsg = NULL;
     if (!flat)
         goto nomem;
     json_object_foreach (updates, key, v)
@@ -254,39 +254,32 @@ json_t *jobspec_updates_check_each (json_t *updates,
         const struct jobspec_update_key *m = jobspec_update_key_find (key);
         if (!m) {
             /* a plugin's key: cut like a value */
-            if (asprintf (errmsg,
-                          "jobtap: jobspec update of %.*s%s has no Slurm "
-                          "equivalent",
-                          KEY_TEXT_MAX, key,
-                          strlen (key) > KEY_TEXT_MAX ? "..." : "") < 0)
-                goto nomem;
+            errprintf (err,
+                       "jobtap: jobspec update of %.*s%s has no Slurm "
+                       "equivalent",
+                       KEY_TEXT_MAX, key,
+                       strlen (key) > KEY_TEXT_MAX ? "..." : "");
             goto error;
         }
         if (!valid (m, v)) {
             char *val = jobspec_update_value_text (v,
                                                    JOBSPEC_UPDATE_TEXT_MAX);
-            int n = asprintf (errmsg,
-                              "jobtap: jobspec update of %s: "
-                              "invalid value %s",
-                              key, val ? val : "?");
+            errprintf (err, "jobtap: jobspec update of %s: invalid value %s",
+                       key, val ? val : "?");
             free (val);
-            if (n < 0)
-                goto nomem;
             goto error;
         }
         const char *why = memory_conflict (flat, m, v);
         if (!why && each)
             why = each (m, v, arg);
         if (why) {
-            if (asprintf (errmsg, "jobtap: jobspec update of %s: %s", key,
-                          why) < 0)
-                goto nomem;
+            errprintf (err, "jobtap: jobspec update of %s: %s", key, why);
             goto error;
         }
     }
     return flat;
 nomem:
-    *errmsg = strdup ("jobtap: out of memory");
+    errprintf (err, "jobtap: out of memory");
 error:
     json_decref (flat);
     return NULL;

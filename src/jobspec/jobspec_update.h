@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "host_error.h"
 #include "jobspec_build.h"
 
 enum jobspec_update_kind {
@@ -91,10 +92,10 @@ const struct jobspec_update_key *jobspec_update_key_find (const char *key);
 /* Updates (dotted keys -> values; a value may nest the rest of the path,
  * as {"attributes.system.job": {"name": x}}) checked against the table.
  * Returns them as a new object of table keys -> values, or NULL with
- * *errmsg (malloc'd) naming the first key that has no Slurm equivalent or
+ * err naming the first key that has no Slurm equivalent or
  * a value of the wrong type.  The shape of resources and tasks values is
  * left to jobspec_resize, which needs the job. */
-json_t *jobspec_updates_check (json_t *updates, char **errmsg);
+json_t *jobspec_updates_check (json_t *updates, jobtap_host_error_t *err);
 
 /* jobspec_updates_check, and each (m, v, arg) for each key that passes,
  * in one pass: the caller's own checks (a reason to refuse the update,
@@ -104,7 +105,7 @@ typedef const char *(*jobspec_update_each_f) (
 json_t *jobspec_updates_check_each (json_t *updates,
                                     jobspec_update_each_f each,
                                     void *arg,
-                                    char **errmsg);
+                                    jobtap_host_error_t *err);
 
 /* A value (any JSON) as compact text for a message, cut to 'max' bytes:
  * "xxxx... (N bytes)" past it, so that a plugin's huge update cannot flood

@@ -498,11 +498,12 @@ static int parse_one (int c, struct jobopts *o, struct runopts *r)
         f->nice = optarg ? (int32_t)strtol (optarg, NULL, 10) : 100;
         break;
     case OPT_SETATTR: {
-        char err[256];
+        jobtap_host_error_t err;
         if (!o->setattr && !(o->setattr = json_object ()))
             return bad ("--setattr", "(out of memory)");
-        if (jobspec_setattr_add (o->setattr, optarg, err, sizeof (err)) < 0) {
-            fprintf (stderr, "jobtap-run: --setattr=%s: %s\n", optarg, err);
+        if (jobspec_setattr_add (o->setattr, optarg, &err) < 0) {
+            fprintf (stderr, "jobtap-run: --setattr=%s: %s\n", optarg,
+                     err.text);
             return -1;
         }
         break;
@@ -580,20 +581,18 @@ int jobopts_parse (int argc, char **argv, struct jobopts *o, struct runopts *r)
  * The options were checked as they were read: the merge cannot drop any. */
 static int add_setattr (json_t *spec, const json_t *attrs)
 {
-    char err[256], *msg = NULL;
-    char *text = jobspec_setattr_encode (attrs, err, sizeof (err));
+    jobtap_host_error_t err;
+    char *text = jobspec_setattr_encode (attrs, &err);
     int rc = 0;
 
     if (!text) {
-        fprintf (stderr, "jobtap-run: --setattr: %s\n", err);
+        fprintf (stderr, "jobtap-run: --setattr: %s\n", err.text);
         return -1;
     }
-    if (jobspec_setattr_merge (spec, text, &msg) < 0 || msg) {
-        fprintf (stderr, "jobtap-run: --setattr: %s\n",
-                 msg ? msg : "out of memory");
+    if (jobspec_setattr_merge (spec, text, &err) < 0 || err.text[0]) {
+        fprintf (stderr, "jobtap-run: --setattr: %s\n", err.text);
         rc = -1;
     }
-    free (msg);
     free (text);
     return rc;
 }

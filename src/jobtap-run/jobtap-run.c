@@ -188,7 +188,9 @@ static void print_jobspec (uint64_t id, json_t *js)
 /* A resources or tasks update of a job built from options: refused as
  * slurmctld refuses it (a job from a JSON file has no Slurm request to
  * check against). */
-static int resize_check (const struct jobopts *o, json_t *checked, char **msg)
+static int resize_check (const struct jobopts *o,
+                         json_t *checked,
+                         jobtap_host_error_t *err)
 {
     struct jobspec_fields now, out;
 
@@ -196,7 +198,7 @@ static int resize_check (const struct jobopts *o, json_t *checked, char **msg)
         && !json_object_get (checked, "tasks"))
         return 0;
     jobopts_fields (o, &run, &now);
-    return jobspec_resize (&now, checked, &out, msg);
+    return jobspec_resize (&now, checked, &out, err);
 }
 
 /* Submit as job_submit/jobtap does: the runtime decides, then the updates
@@ -208,7 +210,6 @@ static int submit (struct jobopts *o, const char *file)
     json_error_t jerr;
     jobtap_host_error_t err;
     uint64_t token, id = o->id ? o->id : next_id;
-    char *msg = NULL;
 
     if (file) {
         if (!(js = json_load_file (file, 0, &jerr))) {
@@ -233,13 +234,11 @@ static int submit (struct jobopts *o, const char *file)
         return 1;
     }
     if (updates && json_object_size (updates) > 0) {
-        if (!(checked = jobspec_updates_check (updates, &msg))
-            || (!file && resize_check (o, checked, &msg) < 0)) {
+        if (!(checked = jobspec_updates_check (updates, &err))
+            || (!file && resize_check (o, checked, &err) < 0)) {
             json_decref (checked);
             jobtap_host_submit_abort (token);
-            out ("job %ju: rejected: %s", (uintmax_t)id,
-                 msg ? msg : "out of memory");
-            free (msg);
+            out ("job %ju: rejected: %s", (uintmax_t)id, err.text);
             json_decref (updates);
             return 1;
         }

@@ -78,13 +78,12 @@ static int run_squeue (const char *text, char *out, size_t size)
 
 int array_task_record_id (const char *text,
                           unsigned long long *id,
-                          char *err,
-                          size_t errsize)
+                          jobtap_host_error_t *err)
 {
     char out[512];
 
     if (!array_task_syntax (text)) {
-        snprintf (err, errsize, "%s is not ARRAYID_TASKID", text);
+        errprintf (err, "%s is not ARRAYID_TASKID", text);
         return -1;
     }
     int rc = run_squeue (text, out, sizeof (out));
@@ -93,7 +92,7 @@ int array_task_record_id (const char *text,
     errno = 0;
     unsigned long long v = strtoull (out, &end, 10);
     if (rc != 0 || errno || end == out || *end) {
-        snprintf (err, errsize, "squeue does not know job %s%s%s", text,
+        errprintf (err, "squeue does not know job %s%s%s", text,
                   out[0] ? ": " : "", out);
         return -1;
     }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "host_error.h"
+
 /* Whether text is ARRAYID_TASKID (two decimal numbers and an underscore). */
 bool array_task_syntax (const char *text);
 
@@ -15,7 +17,6 @@ bool array_task_syntax (const char *text);
  * it could not in err (squeue's own error when it gave one). */
 int array_task_record_id (const char *text,
                           unsigned long long *id,
-                          char *err,
-                          size_t errsize);
+                          jobtap_host_error_t *err);
 
 #endif

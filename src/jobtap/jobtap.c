@@ -161,21 +161,19 @@ static json_t *try_call (const struct endpoint *ep,
                          json_t *req,
                          const char *what,
                          int *errnum,
-                         char *err,
-                         size_t errsize)
+                         jobtap_host_error_t *err)
 {
     json_t *resp, *result = NULL;
     const char *error = NULL;
     int ok = 0;
-    char errtext[256];
+    jobtap_host_error_t errtext;
 
     if (!req)
         die ("%s: %s", what, strerror (ENOMEM));
     if (ep->host) {
-        json_t *sealed = control_munge_seal (req, ep->munge_socket, errtext,
-                                             sizeof (errtext));
+        json_t *sealed = control_munge_seal (req, ep->munge_socket, &errtext);
         if (!sealed)
-            die ("%s: %s", what, errtext);
+            die ("%s: %s", what, errtext.text);
         json_decref (req);
         req = sealed;
     }
@@ -197,8 +195,8 @@ static json_t *try_call (const struct endpoint *ep,
     if (!ok) {
         if (!*errnum)
             *errnum = EPROTO;
-        snprintf (err, errsize, "%s",
-                  error && *error ? error : strerror (*errnum));
+        errprintf (err, "%s",
+                   error && *error ? error : strerror (*errnum));
         json_decref (resp);
         return NULL;
     }
@@ -209,11 +207,11 @@ static json_t *try_call (const struct endpoint *ep,
 
 static json_t *call (const struct endpoint *ep, json_t *req, const char *what)
 {
-    char err[512];
+    jobtap_host_error_t err;
     int errnum;
-    json_t *result = try_call (ep, req, what, &errnum, err, sizeof (err));
+    json_t *result = try_call (ep, req, what, &errnum, &err);
     if (!result)
-        die ("%s: %s", what, err);
+        die ("%s: %s", what, err.text);
     return result;
 }
 
@@ -274,10 +272,10 @@ static int cmd_load (const struct endpoint *ep, int argc, char **argv)
 {
     if (argc < 2)
         usage_error ("load needs a plugin PATH");
-    char err[256];
-    json_t *conf = load_conf_from_pairs (argc - 2, argv + 2, err, sizeof (err));
+    jobtap_host_error_t err;
+    json_t *conf = load_conf_from_pairs (argc - 2, argv + 2, &err);
     if (!conf)
-        usage_error ("load: %s", err);
+        usage_error ("load: %s", err.text);
     char what[512];
     snprintf (what, sizeof (what), "load %s", argv[1]);
     json_decref (call (ep,
@@ -356,7 +354,7 @@ static int cmd_job (const struct endpoint *ep, int argc, char **argv)
     if (array_task_syntax (argv[1])) {
         /* a task is a job of its own (array_id.h); in an array from
          * before that, the job of the record holding the task */
-        char err[600];
+        jobtap_host_error_t err;
         int errnum;
         unsigned long array = strtoul (argv[1], &end, 10);
         unsigned long task = strtoul (end + 1, NULL, 10);
@@ -366,9 +364,9 @@ static int cmd_job (const struct endpoint *ep, int argc, char **argv)
                           json_pack ("{s:s s:I}", "op", "job", "id",
                                      (json_int_t)array_task_jobid (
                                          (uint32_t)array, (uint32_t)task)),
-                          what, &errnum, err, sizeof (err));
-        if (!o && array_task_record_id (argv[1], &id, err, sizeof (err)) < 0)
-            die ("job %s: %s", argv[1], err);
+                          what, &errnum, &err);
+        if (!o && array_task_record_id (argv[1], &id, &err) < 0)
+            die ("job %s: %s", argv[1], err.text);
     }
     else if (!errno && end != argv[1] && *end == '+' && argv[1][0] != '-'
              && end[1] >= '0' && end[1] <= '9'

@@ -18,8 +18,7 @@ static int set_path (json_t *conf,
                      const char *key,
                      size_t keylen,
                      json_t *v,
-                     char *err,
-                     size_t errsize)
+                     jobtap_host_error_t *err)
 {
     json_t *o = conf;
     const char *part = key, *end = key + keylen;
@@ -28,13 +27,13 @@ static int set_path (json_t *conf,
         const char *dot = memchr (part, '.', (size_t)(end - part));
         size_t len = (size_t)((dot ? dot : end) - part);
         if (len == 0) {
-            snprintf (err, errsize, "%.*s has an empty key part", (int)keylen,
+            errprintf (err, "%.*s has an empty key part", (int)keylen,
                       key);
             goto fail;
         }
         if (!dot) {
             if (json_object_setn_new (o, part, len, v) < 0) {
-                snprintf (err, errsize, "%s", strerror (ENOMEM));
+                errprintf (err, "%s", strerror (ENOMEM));
                 return -1;
             }
             return 0;
@@ -43,12 +42,12 @@ static int set_path (json_t *conf,
         if (!next) {
             if (!(next = json_object ())
                 || json_object_setn_new (o, part, len, next) < 0) {
-                snprintf (err, errsize, "%s", strerror (ENOMEM));
+                errprintf (err, "%s", strerror (ENOMEM));
                 goto fail;
             }
         }
         else if (!json_is_object (next)) {
-            snprintf (err, errsize, "%.*s: %.*s is not an object",
+            errprintf (err, "%.*s: %.*s is not an object",
                       (int)keylen, key, (int)(dot - key), key);
             goto fail;
         }
@@ -62,27 +61,26 @@ fail:
 
 json_t *load_conf_from_pairs (int n,
                               char *const *pairs,
-                              char *err,
-                              size_t errsize)
+                              jobtap_host_error_t *err)
 {
     json_t *conf = json_object ();
 
     if (!conf) {
-        snprintf (err, errsize, "%s", strerror (ENOMEM));
+        errprintf (err, "%s", strerror (ENOMEM));
         return NULL;
     }
     for (int i = 0; i < n; i++) {
         const char *eq = strchr (pairs[i], '=');
         json_t *v;
         if (!eq || eq == pairs[i]) {
-            snprintf (err, errsize, "%s is not KEY=VALUE", pairs[i]);
+            errprintf (err, "%s is not KEY=VALUE", pairs[i]);
             goto fail;
         }
         if (!(v = value_of (eq + 1))) {
-            snprintf (err, errsize, "%s", strerror (ENOMEM));
+            errprintf (err, "%s", strerror (ENOMEM));
             goto fail;
         }
-        if (set_path (conf, pairs[i], (size_t)(eq - pairs[i]), v, err, errsize)
+        if (set_path (conf, pairs[i], (size_t)(eq - pairs[i]), v, err)
             < 0)
             goto fail;
     }

@@ -8,12 +8,13 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "host_error.h"
+
 /* The conf of the n pairs (new reference), or NULL with why in err (a pair
  * without '=', an empty key part, a key under one that is not an object,
  * or out of memory). */
 json_t *load_conf_from_pairs (int n,
                               char *const *pairs,
-                              char *err,
-                              size_t errsize);
+                              jobtap_host_error_t *err);
 
 #endif

@@ -34,8 +34,7 @@ static void trim_end (char *s)
  * is not there. */
 static json_t *jobtap_setting (const char *path, const char *key)
 {
-    char error[256];
-    json_t *conf = toml_file_to_json (path, NULL, NULL, error, sizeof (error));
+    json_t *conf = toml_file_to_json (path, NULL, NULL, NULL);
     json_t *v = json_incref (
         json_object_get (json_object_get (conf, "slurm-jobtap"), key));
 

@@ -165,7 +165,7 @@ static void queue_action (struct adapter_ctx *ctx,
                           const char *text,
                           size_t len)
 {
-    if (queue_push (&ctx->queue, kind, id, priority, text, len) < 0)
+    if (queue_push (ctx->queue, kind, id, priority, text, len) < 0)
         error ("jobtap: out of memory queueing an action for job %ju",
                (uintmax_t)id);
 }
@@ -193,7 +193,7 @@ static void defer_behind_fence (struct adapter_ctx *ctx,
 {
     job_record_t *job = array_record_of (id);
     if (job && IS_JOB_PENDING (job))
-        fence_job (&ctx->fences, job);
+        fence_job (ctx->fences, job);
     queue_action (ctx, kind, id, priority, text, len);
 }
 
@@ -218,7 +218,7 @@ static void apply_priority (struct adapter_ctx *ctx,
         return;
     if (!computing && job->priority == 0)
         return;
-    if (conf_priority_mode (&ctx->conf) == PRIORITY_AUTHORITATIVE) {
+    if (conf_priority_mode (ctx->conf) == PRIORITY_AUTHORITATIVE) {
         /* urgency 0's priority 0 is the user's hold (urgency_hold), made
          * by the agent too when the job is new */
         if (priority == 0 && computing
@@ -309,7 +309,7 @@ static job_record_t *task_in_array (struct adapter_ctx *ctx,
     if (!scope->agent_pass) {
         if (first && (a->kind == A_HOLD
                       || (a->kind == A_URGENCY_HOLD && a->priority != 0))) {
-            if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
+            if (array_dirty_mark (ctx->array_dirty, meta->job_id) < 0)
                 error ("jobtap: %pJ: out of memory", meta);
             return meta;
         }
@@ -319,7 +319,7 @@ static job_record_t *task_in_array (struct adapter_ctx *ctx,
     }
     if (a->kind == A_CANCEL || a->kind == A_JOBSPEC_UPDATE)
         return array_sync_split (ctx, meta, array_id_task (a->id));
-    if (array_dirty_mark (&ctx->array_dirty, meta->job_id) < 0)
+    if (array_dirty_mark (ctx->array_dirty, meta->job_id) < 0)
         error ("jobtap: %pJ: out of memory", meta);
     return first ? meta : NULL;
 }
@@ -370,7 +370,7 @@ void actions_apply (struct adapter_ctx *ctx,
     }
     job_record_t *job = array_record_of (a->id);
     if (a->id <= UINT32_MAX)
-        fence_lift (&ctx->fences, (uint32_t)a->id, job);
+        fence_lift (ctx->fences, (uint32_t)a->id, job);
     if (job && array_id_is_task (a->id) && array_is_pending_meta (job))
         job = task_in_array (ctx, scope, a, job);
     if (!job)
@@ -408,7 +408,7 @@ static void submit_action (struct adapter_ctx *ctx,
         return;
     }
     /* behind a deferred one: in order (a release after the hold) */
-    if (id <= UINT32_MAX && fence_has (&ctx->fences, (uint32_t)id)) {
+    if (id <= UINT32_MAX && fence_has (ctx->fences, (uint32_t)id)) {
         queue_action (ctx, kind, id, priority, text, len);
         return;
     }

@@ -2,7 +2,7 @@
  * release, set priority, hold by urgency, cancel.
  *
  * The runtime calls the *_cb functions (installed as host ops by
- * adapter.c, arg = the adapter context) from any thread, with its mutex
+ * lifecycle.c, arg = the adapter context) from any thread, with its mutex
  * held. An action is applied at once when the calling thread holds the
  * slurmctld job write lock in one of our entry points (it has a
  * write_scope), and otherwise queued for the agent (queue.h), which

@@ -123,8 +123,8 @@ static void log_queues_without_partition (void)
 
 void agent_check_queues (struct adapter_ctx *ctx)
 {
-    atomic_store (&ctx->agent.check_queues, true);
-    queue_wake (&ctx->queue, false, false);
+    atomic_store (&ctx->agent->check_queues, true);
+    queue_wake (ctx->queue, false, false);
 }
 
 static void *agent_main (void *arg)
@@ -152,13 +152,13 @@ static void *agent_main (void *arg)
             }
             struct timespec pause = {0, 50 * 1000 * 1000};
             nanosleep (&pause, NULL);
-            if (queue_stopping (&ctx->queue))
+            if (queue_stopping (ctx->queue))
                 break;
             continue;
         }
         in_control = true;
         control_start_deferred (ctx); /* a backup that took control */
-        if (!queue_wait (&ctx->queue, &quick_passes, &b))
+        if (!queue_wait (ctx->queue, &quick_passes, &b))
             break;
 
         /* slurmctld is going down: leave its jobs alone from now on. */
@@ -167,7 +167,7 @@ static void *agent_main (void *arg)
             continue;
         }
         now = time (NULL);
-        int period = conf_reprioritize_period (&ctx->conf);
+        int period = conf_reprioritize_period (ctx->conf);
         /* The lifecycle sweep runs even with reprioritizing turned off,
          * or the runtime would never forget finished jobs. */
         bool periodic = now - last_sweep >= (period > 0 ? period : 30);
@@ -185,7 +185,7 @@ static void *agent_main (void *arg)
             queue_batch_free (&b);
             continue;
         }
-        if (atomic_exchange (&ctx->agent.check_queues, false))
+        if (atomic_exchange (&ctx->agent->check_queues, false))
             log_queues_without_partition ();
         struct write_scope scope = {.computing = NULL, .agent_pass = true};
         write_scope_enter (&scope);
@@ -220,11 +220,11 @@ static void *agent_main (void *arg)
         /* Quick passes while accepted submissions wait to be bound (each
          * pass takes the write locks). */
         quick_passes =
-            queue_polls_after_pass (&ctx->queue, b.discover, quick_passes);
+            queue_polls_after_pass (ctx->queue, b.discover, quick_passes);
         if (b.n > 0 || found > 0 || scope.applied > 0)
             queue_job_scheduler ();
-        if (ctx->array_unbound.n > 0) /* the next chunk of an array */
-            queue_wake (&ctx->queue, true, false);
+        if (array_sync_unbound_left (ctx)) /* the next chunk of an array */
+            queue_wake (ctx->queue, true, false);
         queue_batch_free (&b);
     }
     return NULL;
@@ -234,20 +234,20 @@ int agent_start (struct adapter_ctx *ctx)
 {
     int e;
 
-    queue_set_stop (&ctx->queue, false);
-    if ((e = pthread_create (&ctx->agent.thread, NULL, agent_main, ctx))) {
+    queue_set_stop (ctx->queue, false);
+    if ((e = pthread_create (&ctx->agent->thread, NULL, agent_main, ctx))) {
         errno = e;
         return -1;
     }
-    ctx->agent.started = true;
+    ctx->agent->started = true;
     return 0;
 }
 
 void agent_stop (struct adapter_ctx *ctx)
 {
-    if (!ctx->agent.started)
+    if (!ctx->agent->started)
         return;
-    queue_set_stop (&ctx->queue, true);
-    pthread_join (ctx->agent.thread, NULL);
-    ctx->agent.started = false;
+    queue_set_stop (ctx->queue, true);
+    pthread_join (ctx->agent->thread, NULL);
+    ctx->agent->started = false;
 }

@@ -9,7 +9,7 @@
  * runtime's mutex, then the leaf locks of the queue and conf. The queue's
  * lock is never held while slurmctld locks are being taken.
  *
- * Callers: the entry points (adapter.c) start and stop it, with no
+ * Callers: the entry points (lifecycle.c) start and stop it, with no
  * slurmctld lock held (init/fini). */
 #ifndef SLURM_JOBTAP_ADAPTER_AGENT_H
 #define SLURM_JOBTAP_ADAPTER_AGENT_H

@@ -37,7 +37,7 @@ static int task_new (struct adapter_ctx *ctx,
                                     : (double)time (NULL);
     jobtap_host_error_t err = {{0}};
     json_t *spec = jobspec_from_array_task (meta, task);
-    if (conf_log_jobspec (&ctx->conf)) {
+    if (conf_log_jobspec (ctx->conf)) {
         char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
         info ("jobtap: %pJ task %u jobspec from record %s", meta, task,
               s ? s : "?");
@@ -66,7 +66,7 @@ int array_sync_bind (struct adapter_ctx *ctx,
     if (!array_is_pending_meta (meta)) {
         if (token)
             jobtap_host_submit_abort (token);
-        fence_lift (&ctx->fences, array_job_id, meta);
+        fence_lift (ctx->fences, array_job_id, meta);
         return 0;
     }
     /* A task's job.new may split it off (a cancel, an update: actions.c),
@@ -89,19 +89,19 @@ int array_sync_bind (struct adapter_ctx *ctx,
     FREE_NULL_BITMAP (tasks);
     if (more) {
         /* fenced until every task is a job: the next pass goes on */
-        if (array_dirty_mark (&ctx->array_unbound, array_job_id) < 0)
+        if (array_dirty_mark (ctx->array_unbound, array_job_id) < 0)
             error ("jobtap: JobId=%u: out of memory", array_job_id);
         return bound;
     }
-    fence_lift (&ctx->fences, array_job_id, find_job_record (array_job_id));
-    if (array_dirty_mark (&ctx->array_dirty, array_job_id) < 0)
+    fence_lift (ctx->fences, array_job_id, find_job_record (array_job_id));
+    if (array_dirty_mark (ctx->array_dirty, array_job_id) < 0)
         error ("jobtap: JobId=%u: out of memory", array_job_id);
     return bound;
 }
 
 void array_sync_continue (struct adapter_ctx *ctx)
 {
-    struct array_dirty d = array_dirty_take (&ctx->array_unbound);
+    struct array_dirty d = array_dirty_take (ctx->array_unbound);
     for (size_t i = 0; i < d.n; i++) {
         job_record_t *meta = find_job_record (d.ids[i]);
         if (meta)
@@ -111,10 +111,15 @@ void array_sync_continue (struct adapter_ctx *ctx)
     array_dirty_free (&d);
 }
 
+bool array_sync_unbound_left (const struct adapter_ctx *ctx)
+{
+    return ctx->array_unbound->n > 0;
+}
+
 void array_sync_resume (struct adapter_ctx *ctx, job_record_t *meta)
 {
-    fence_job (&ctx->fences, meta);
-    if (array_dirty_mark (&ctx->array_unbound, meta->job_id) < 0)
+    fence_job (ctx->fences, meta);
+    if (array_dirty_mark (ctx->array_unbound, meta->job_id) < 0)
         error ("jobtap: %pJ: out of memory", meta);
 }
 
@@ -147,19 +152,19 @@ job_record_t *array_sync_split (struct adapter_ctx *ctx,
 {
     /* the task must not take the record's fence along; the rest keeps
      * it while some of its tasks are not jobs yet */
-    bool fenced = fence_has (&ctx->fences, meta->job_id);
-    fence_lift (&ctx->fences, meta->job_id, meta);
+    bool fenced = fence_has (ctx->fences, meta->job_id);
+    fence_lift (ctx->fences, meta->job_id, meta);
     meta->array_task_id = task;
     job_record_t *rest = JOBTAP_JOB_ARRAY_SPLIT (meta);
     if (!rest) {
         meta->array_task_id = NO_VAL;
         error ("jobtap: %pJ: cannot split task %u off its array", meta, task);
         if (fenced)
-            fence_job (&ctx->fences, meta);
+            fence_job (ctx->fences, meta);
         return NULL;
     }
     if (fenced)
-        fence_job (&ctx->fences, rest);
+        fence_job (ctx->fences, rest);
     last_job_update = time (NULL);
     /* the old record is the task's now, with an id of its own */
     return meta;
@@ -212,8 +217,8 @@ static void sync_record (struct adapter_ctx *ctx,
 void array_sync_dirty (struct adapter_ctx *ctx, struct write_scope *scope)
 {
     /* a resync may mark records again: a few rounds settle it */
-    for (int round = 0; round < 3 && ctx->array_dirty.n; round++) {
-        struct array_dirty d = array_dirty_take (&ctx->array_dirty);
+    for (int round = 0; round < 3 && ctx->array_dirty->n; round++) {
+        struct array_dirty d = array_dirty_take (ctx->array_dirty);
         for (size_t i = 0; i < d.n; i++) {
             job_record_t *meta = find_job_record (d.ids[i]);
             if (meta && array_is_pending_meta (meta))

@@ -40,6 +40,8 @@ int array_sync_bind (struct adapter_ctx *ctx,
 /* The next chunk of each array whose tasks are not all jobs yet
  * (ctx->array_unbound); the agent asks for another pass while any is. */
 void array_sync_continue (struct adapter_ctx *ctx);
+/* Whether an array waits for its next chunk. */
+bool array_sync_unbound_left (const struct adapter_ctx *ctx);
 
 /* After a restart: whether some of an array record's tasks were made
  * jobs but not all, as the runtime knows them (partly_bound) or, at

@@ -205,7 +205,7 @@ static int job_new (struct adapter_ctx *ctx,
     double t_submit =
         job->details ? (double)job->details->submit_time : (double)time (NULL);
     jobtap_host_error_t err = {{0}};
-    bool log_spec = conf_log_jobspec (&ctx->conf);
+    bool log_spec = conf_log_jobspec (ctx->conf);
     uint64_t id = array_record_id (job);
     json_t *spec = NULL;
     int rc;
@@ -246,7 +246,7 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
     if (m.flags & MARK_ARRAY) {
         /* Its tasks do not exist yet (job_allocate makes them after this
          * hook): the agent binds them (array_sync.h), fenced till then. */
-        fence_job (&ctx->fences, job);
+        fence_job (ctx->fences, job);
         return false;
     }
     /* The jobs slurmctld recovered first, as Flux replays its jobs before
@@ -258,9 +258,10 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
      * no settling afterwards */
     if (job_new (ctx, job, m.token, m.urgency) < 0)
         return false;
-    if (m.flags & MARK_HET_LEADER)
-        ctx->het_creating = (struct het_job_creating){.token = m.token,
-                                                      .id = job->job_id};
+    if (m.flags & MARK_HET_LEADER) {
+        ctx->het_leader_token = m.token;
+        ctx->het_leader_id = job->job_id;
+    }
     return true;
 }
 
@@ -270,11 +271,11 @@ uint64_t bind_het_leader_of_new (struct adapter_ctx *ctx,
     struct mark m;
 
     if (job->priority != NO_VAL || job->het_job_id != 0
-        || !ctx->het_creating.token || !job_mark (ctx, job, &m)
+        || !ctx->het_leader_token || !job_mark (ctx, job, &m)
         || !(m.flags & MARK_HET_COMPONENT)
-        || m.token != ctx->het_creating.token)
+        || m.token != ctx->het_leader_token)
         return 0;
-    return ctx->het_creating.id;
+    return ctx->het_leader_id;
 }
 
 /* job.new for a job the runtime has not seen (binding the provisional job
@@ -293,7 +294,7 @@ static void bind_job (struct adapter_ctx *ctx,
      * submitted with; otherwise the record's hold state tells. */
     (void)job_mark (ctx, job, &m);
     if (m.token && (m.flags & MARK_CREATED_HELD))
-        queue_bound (&ctx->queue);
+        queue_bound (ctx->queue);
     bool creation_hold = m.token != 0 && (m.flags & MARK_CREATED_HELD)
                          && job->priority == 0 && !holder_is_shim (job);
     if (creation_hold)
@@ -388,7 +389,7 @@ static int restore_entry (uint64_t id, void *arg)
                        ? jobspec_from_array_task (job, array_id_task (id))
                        : jobspec_from_record (job);
 
-    if (conf_log_jobspec (&r->ctx->conf))
+    if (conf_log_jobspec (r->ctx->conf))
         log_record_jobspec (job, spec);
     json_t *entry = json_pack (
         "{s:I s:I s:i s:f s:o s:i}", "id", (json_int_t)id, "userid",
@@ -449,7 +450,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
          * the creation hold, and the submission's urgency holds. */
         int record_urgency = jobspec_urgency_from_record (job);
         int urgency = m.urgency;
-        creation[i] = ctx->keep.open && (m.flags & MARK_CREATED_HELD)
+        creation[i] = ctx->keep->open && (m.flags & MARK_CREATED_HELD)
                       && record_urgency == 0 && urgency > 0
                       && IS_JOB_PENDING (job) && !holder_is_shim (job);
         if (!creation[i])
@@ -457,7 +458,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
         /* the job, or each task of an array whose record holds several;
          * of an array whose tasks the agent was making jobs when
          * slurmctld stopped, those it made (the rest: below) */
-        resume[i] = ctx->keep.open && array_sync_partly_kept (job);
+        resume[i] = ctx->keep->open && array_sync_partly_kept (job);
         struct restore_batch r = {.ctx = ctx, .batch = batch, .job = job,
                                   .urgency = urgency,
                                   .kept_only = resume[i]};

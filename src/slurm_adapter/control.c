@@ -41,11 +41,11 @@ static bool same_address (const char *a, const char *b)
 
 static int start_locked (struct adapter_ctx *ctx)
 {
-    struct control *control = &ctx->control;
+    struct control *control = ctx->control;
     jobtap_host_error_t err = {{0}};
-    char *path = conf_control_socket (&ctx->conf);
+    char *path = conf_control_socket (ctx->conf);
     char *address = NULL;
-    int port = conf_control_port (&ctx->conf, &address);
+    int port = conf_control_port (ctx->conf, &address);
 
     if (!path) {
         free (address);
@@ -104,7 +104,7 @@ static int start_locked (struct adapter_ctx *ctx)
 
 static void stop_locked (struct adapter_ctx *ctx)
 {
-    struct control *control = &ctx->control;
+    struct control *control = ctx->control;
 
     control_server_stop (control->server);
     control->server = NULL;
@@ -118,7 +118,7 @@ static void stop_locked (struct adapter_ctx *ctx)
 int control_start (struct adapter_ctx *ctx)
 {
     pthread_mutex_lock (&start_lock);
-    ctx->control.deferred = false;
+    ctx->control->deferred = false;
     int rc = start_locked (ctx);
     pthread_mutex_unlock (&start_lock);
     return rc;
@@ -131,7 +131,7 @@ void control_start_at_init (struct adapter_ctx *ctx, bool in_standby)
         return;
     }
     pthread_mutex_lock (&start_lock);
-    ctx->control.deferred = true;
+    ctx->control->deferred = true;
     pthread_mutex_unlock (&start_lock);
     info ("jobtap: a backup controller in standby: the control socket "
           "opens when it takes control");
@@ -140,8 +140,8 @@ void control_start_at_init (struct adapter_ctx *ctx, bool in_standby)
 void control_start_deferred (struct adapter_ctx *ctx)
 {
     pthread_mutex_lock (&start_lock);
-    if (ctx->control.deferred) {
-        ctx->control.deferred = false;
+    if (ctx->control->deferred) {
+        ctx->control->deferred = false;
         (void)start_locked (ctx);
     }
     pthread_mutex_unlock (&start_lock);
@@ -150,9 +150,9 @@ void control_start_deferred (struct adapter_ctx *ctx)
 void control_defer (struct adapter_ctx *ctx)
 {
     pthread_mutex_lock (&start_lock);
-    bool serving = ctx->control.server != NULL;
+    bool serving = ctx->control->server != NULL;
     stop_locked (ctx);
-    ctx->control.deferred = true;
+    ctx->control->deferred = true;
     pthread_mutex_unlock (&start_lock);
     if (serving)
         info ("jobtap: no longer in control: the control socket opens "
@@ -162,7 +162,7 @@ void control_defer (struct adapter_ctx *ctx)
 void control_stop (struct adapter_ctx *ctx)
 {
     pthread_mutex_lock (&start_lock);
-    ctx->control.deferred = false;
+    ctx->control->deferred = false;
     stop_locked (ctx);
     pthread_mutex_unlock (&start_lock);
 }

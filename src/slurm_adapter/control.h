@@ -6,7 +6,7 @@
  * other uid a user (JOBTAP_ROLE_USER).
  *
  * The server's thread calls only jobtap_host_* and never a slurmctld
- * lock. Callers: the entry points (adapter.c), with no slurmctld lock
+ * lock. Callers: the entry points (lifecycle.c), with no slurmctld lock
  * held, after the config is loaded (init, reconfigure) and at fini; and
  * the agent, once, for a backup controller that took control. */
 #ifndef SLURM_JOBTAP_ADAPTER_CONTROL_H

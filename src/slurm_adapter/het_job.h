@@ -11,7 +11,7 @@
  * Slurm sets het_job_id and het_job_offset only after job_allocate
  * returns, so a component being created is known by its submission mark
  * (mark.h) and the leader bound just before it in the same job write lock
- * (struct het_job_creating).
+ * (the context's het_leader_token and het_leader_id, bind.c).
  *
  * Locks: the slurmctld job write lock, held by every caller. */
 #ifndef SLURM_JOBTAP_ADAPTER_HET_JOB_H
@@ -22,12 +22,6 @@
 
 #include "src/slurmctld/slurmctld.h"
 
-/* The leader slurmctld bound last: the components that follow it in the
- * same submission carry its token in their mark. */
-struct het_job_creating {
-    uint64_t token; /* the leader's submission */
-    uint32_t id;    /* the leader's job id */
-};
 
 /* A hetjob's component other than its leader, once Slurm made it one. */
 static inline bool het_job_is_component (const job_record_t *job)

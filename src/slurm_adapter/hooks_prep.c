@@ -69,7 +69,7 @@ int jobtap_slurm_prep_prolog (job_record_t *job, bool *async)
         /* A restart re-runs the prolog of jobs that were CONFIGURING, as
          * slurmctld starts: hold them until the agent has restored the
          * jobs and the plugins have said (A_PROLOG_RESTART). */
-        queue_push (&adapter_instance.queue, A_PROLOG_RESTART, job->job_id, 0,
+        queue_push (adapter_instance.queue, A_PROLOG_RESTART, job->job_id, 0,
                     NULL, 0);
         *async = true;
     }
@@ -111,7 +111,7 @@ int jobtap_slurm_prep_epilog (job_record_t *job, bool *async)
         else {
             jobtap_host_job_inactive (id);
             if (requeued)
-                queue_push (&adapter_instance.queue, A_REQUEUED, id, 0, NULL,
+                queue_push (adapter_instance.queue, A_REQUEUED, id, 0, NULL,
                             0);
         }
         keep_write (&adapter_instance);
@@ -132,7 +132,7 @@ void hooks_prep_perilog_done (uint64_t id,
 
     if (!array_id_is_slurm (id))
         return;
-    queue_push (&ctx->queue, epilog ? A_EPILOG_DONE : A_PROLOG_DONE, id,
+    queue_push (ctx->queue, epilog ? A_EPILOG_DONE : A_PROLOG_DONE, id,
                 status, note, note ? strlen (note) + 1 : 0);
 }
 
@@ -178,7 +178,7 @@ void hooks_prep_locked (struct adapter_ctx *ctx,
             info ("jobtap: %pJ waits for a jobtap prolog again after the "
                   "restart", job);
         else
-            queue_push (&ctx->queue, A_PROLOG_DONE, id, 0, NULL, 0);
+            queue_push (ctx->queue, A_PROLOG_DONE, id, 0, NULL, 0);
         return;
     }
     if (a->kind != A_PROLOG_DONE || a->priority == 0 || !job
@@ -210,7 +210,7 @@ void hooks_prep_unlocked (struct adapter_ctx *ctx, const struct action *a)
         if (a->slurm_id)
             prep_epilog_slurmctld_callback (0, a->slurm_id, false);
         jobtap_host_job_inactive (a->id);
-        queue_push (&ctx->queue, A_REQUEUED, a->id, 0, NULL, 0);
+        queue_push (ctx->queue, A_REQUEUED, a->id, 0, NULL, 0);
         break;
     default:
         break;

@@ -51,7 +51,7 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
             if (jobtap_host_job_priority (leader, &priority) < 0)
                 priority = -1;
         } else {
-            queue_wake (&ctx->queue, true, false);
+            queue_wake (ctx->queue, true, false);
             priority = -1;
         }
     }

@@ -75,15 +75,16 @@ static int take_jobtap_dependencies (job_desc_msg_t *desc,
                                      json_t **taken,
                                      char **err_msg)
 {
-    char err[256], *rest;
+    jobtap_host_error_t err;
+    char *rest;
 
     *taken = NULL;
     if (!desc->dependency || !desc->dependency[0])
         return 0;
     if (jobspec_dependency_split (desc->dependency, plugin_takes_scheme, NULL,
-                                  &rest, taken, err, sizeof (err))
+                                  &rest, taken, &err)
         < 0) {
-        *err_msg = xstrdup (err);
+        *err_msg = xstrdup (err.text);
         return -1;
     }
     if (json_array_size (*taken) > 0) {
@@ -120,7 +121,7 @@ static void apply_policy_defaults (struct adapter_ctx *ctx,
     const char *queue;
     double duration;
 
-    if (!conf_policy_defaults (&ctx->conf))
+    if (!conf_policy_defaults (ctx->conf))
         return;
     if (!desc->partition) {
         char *q = jobtap_host_policy_default_queue ();
@@ -159,7 +160,6 @@ static int submit_hook (job_desc_msg_t *desc,
     json_t *updates = NULL;
     uint64_t token = 0;
     int urgency = jobspec_urgency_from_desc (desc);
-    char *msg = NULL;
     (void)submit_uid;
 
     if (!spec || (json_array_size (taken) > 0
@@ -171,7 +171,7 @@ static int submit_hook (job_desc_msg_t *desc,
     }
     json_decref (taken);
     keep_before_submit (ctx);
-    if (conf_log_jobspec (&ctx->conf)) {
+    if (conf_log_jobspec (ctx->conf)) {
         char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
         info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,
               s ? s : "?");
@@ -186,11 +186,11 @@ static int submit_hook (job_desc_msg_t *desc,
         return SLURM_ERROR;
     }
     if (updates && json_object_size (updates) > 0 &&
-        jobspec_apply_updates (desc, NULL, updates, &msg) < 0) {
+        jobspec_apply_updates (desc, NULL, updates, &err) < 0) {
         json_decref (updates);
         jobtap_host_submit_abort (token);
-        info ("jobtap: rejected a job of user %u: %s", desc->user_id, msg);
-        *err_msg = msg;
+        info ("jobtap: rejected a job of user %u: %s", desc->user_id, err.text);
+        *err_msg = xstrdup (err.text);
         return SLURM_ERROR;
     }
     json_decref (updates);
@@ -225,7 +225,7 @@ static int submit_hook (job_desc_msg_t *desc,
     }
     mark_submission (ctx, desc, &m);
     if (m.flags & MARK_CREATED_HELD)
-        queue_submitted (&ctx->queue);
+        queue_submitted (ctx->queue);
     return SLURM_SUCCESS;
 }
 
@@ -340,7 +340,6 @@ static int update_from_modify (job_desc_msg_t *desc,
     jobtap_host_error_t err = {{0}};
     uint32_t role =
         validate_operator (submit_uid) ? JOBTAP_ROLE_OWNER : JOBTAP_ROLE_USER;
-    char *msg = NULL;
     int rc = SLURM_SUCCESS;
     struct write_scope scope = {.computing = NULL};
 
@@ -367,10 +366,8 @@ static int update_from_modify (job_desc_msg_t *desc,
     final = u.final;
     added = added_updates (request, final);
     if (json_object_size (added) > 0 &&
-        jobspec_apply_updates (desc, job, added, &msg) < 0) {
-        rc = reject_update (job, submit_uid, msg, err_msg);
-        xfree (msg);
-    }
+        jobspec_apply_updates (desc, job, added, &err) < 0)
+        rc = reject_update (job, submit_uid, err.text, err_msg);
     /* the runtime took the update: Slurm may still refuse it */
     if (final)
         update_check_queue (&adapter_instance, job->job_id, final);

@@ -246,10 +246,12 @@ static const char *array_tasks (const job_record_t *j, char *buf, size_t size)
  * job's SPANK environment), merged into the jobspec.  Bad input only
  * costs the user those attributes: it is logged, never a rejection (the
  * client checks each option; this is a crafted request or a mismatch). */
-static void merge_setattr (json_t *spec, const char *text, char **errmsg)
+static void merge_setattr (json_t *spec,
+                           const char *text,
+                           jobtap_host_error_t *ignored)
 {
-    if (spec && jobspec_setattr_merge (spec, text, errmsg) < 0 && !*errmsg)
-        *errmsg = strdup ("out of memory");
+    if (spec)
+        (void)jobspec_setattr_merge (spec, text, ignored);
 }
 
 /* At submit, the build only makes a tree: its blocks may come from the
@@ -264,38 +266,37 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
                               ? jobspec_setattr_find (desc->spank_job_env,
                                                       desc->spank_job_env_size)
                               : NULL;
-    char *errmsg = NULL;
+    jobtap_host_error_t ignored;
     char *mail_user;
 
+    ignored.text[0] = '\0';
     jobspec_fields_from_desc (desc, parts, &f, &mail_user);
     jobtap_host_json_pool_begin ();
     json_t *spec = jobspec_build (&f);
     if (setattr)
-        merge_setattr (spec, setattr, &errmsg);
+        merge_setattr (spec, setattr, &ignored);
     jobtap_host_json_pool_end ();
-    if (__builtin_expect (errmsg != NULL, 0)) {
+    if (__builtin_expect (ignored.text[0] != '\0', 0))
         error ("jobtap: --setattr of a submission by uid %u: %s", desc->user_id,
-               errmsg);
-        free (errmsg);
-    }
+               ignored.text);
     if (mail_user)
         xfree (mail_user);
     return spec;
 }
 
 /* A record's jobspec from its fields, with its user's --setattr
- * attributes; *errmsg (free it) says what of them was bad. */
+ * attributes; ignored->text says what of them was bad ('' if nothing). */
 static json_t *record_spec (const job_record_t *job,
                             const struct jobspec_fields *f,
-                            char **errmsg)
+                            jobtap_host_error_t *ignored)
 {
     const char *setattr =
         jobspec_setattr_find (job->spank_job_env, job->spank_job_env_size);
     json_t *spec = jobspec_build (f);
 
-    *errmsg = NULL;
+    ignored->text[0] = '\0';
     if (setattr)
-        merge_setattr (spec, setattr, errmsg);
+        merge_setattr (spec, setattr, ignored);
     return spec;
 }
 
@@ -303,30 +304,26 @@ json_t *jobspec_from_record (const job_record_t *job)
 {
     struct jobspec_fields f;
     char tasks[4096];
-    char *errmsg;
+    jobtap_host_error_t ignored;
 
     jobspec_fields_from_record (job, &f);
     f.array = array_tasks (job, tasks, sizeof (tasks));
-    json_t *spec = record_spec (job, &f, &errmsg);
-    if (errmsg) {
-        error ("jobtap: JobId=%u --setattr: %s", job->job_id, errmsg);
-        free (errmsg);
-    }
+    json_t *spec = record_spec (job, &f, &ignored);
+    if (ignored.text[0])
+        error ("jobtap: JobId=%u --setattr: %s", job->job_id, ignored.text);
     return spec;
 }
 
 json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task)
 {
     struct jobspec_fields f;
-    char *errmsg;
+    jobtap_host_error_t ignored; /* the submission's were logged at submit */
 
     jobspec_fields_from_record (meta, &f);
     f.array = NULL;
     f.array_job_id = meta->job_id;
     f.array_task_id = task;
-    json_t *spec = record_spec (meta, &f, &errmsg);
-    free (errmsg); /* the submission's were logged at submit */
-    return spec;
+    return record_spec (meta, &f, &ignored);
 }
 
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc)

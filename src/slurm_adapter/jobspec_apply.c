@@ -385,10 +385,9 @@ static void apply_one (job_desc_msg_t *d,
     }
 }
 
-static int refuse (char **errmsg, const char *key, const char *why)
+static int refuse (jobtap_host_error_t *err, const char *key, const char *why)
 {
-    *errmsg = xstrdup_printf ("jobtap: jobspec update of %s: %s", key, why);
-    return -1;
+    return errprintf (err, "jobtap: jobspec update of %s: %s", key, why);
 }
 
 /* A checked update: its table entry and value (borrowed from flat). */
@@ -433,30 +432,24 @@ keep (const struct jobspec_update_key *m, json_t *v, void *arg)
 int jobspec_apply_updates (job_desc_msg_t *desc,
                            const job_record_t *job,
                            json_t *updates,
-                           char **errmsg)
+                           jobtap_host_error_t *err)
 {
     struct pass p = {.job = job, .size = CHECKED_ON_STACK};
-    char *msg = NULL, *mail_user = NULL;
+    char *mail_user = NULL;
     struct jobspec_fields now, out;
     json_t *flat;
     int rc = -1;
 
     /* Everything is checked first, so a bad key leaves the job as is. */
     p.all = p.stack;
-    if (!(flat = jobspec_updates_check_each (updates, keep, &p, &msg))) {
-        *errmsg = xstrdup (msg ? msg : "jobtap: out of memory");
-        free (msg);
+    if (!(flat = jobspec_updates_check_each (updates, keep, &p, err)))
         goto out;
-    }
     if (p.shape) {
         current_fields (desc, job, &now, &mail_user);
-        if (jobspec_resize (&now, flat, &out, &msg) < 0) {
-            *errmsg = xstrdup (msg ? msg : "jobtap: out of memory");
-            free (msg);
+        if (jobspec_resize (&now, flat, &out, err) < 0)
             goto out;
-        }
         if (job && out.exclusive != now.exclusive) {
-            refuse (errmsg, "resources",
+            refuse (err, "resources",
                     "Slurm sets an exclusive node only at submit");
             goto out;
         }

@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "host_error.h"
+
 #include "src/slurmctld/slurmctld.h"
 
 /* The fields a job_modify request for job changes, as dotted jobspec
@@ -22,13 +24,13 @@ json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc,
 /* Apply jobspec updates (dotted keys -> values) to a job_desc: a whole
  * submission when job is NULL, else a request to update job (post-submit
  * updates and job_modify), which Slurm's update_job then makes.  Returns
- * 0, or -1 with *errmsg (xmalloc'd) naming the first key that has no
+ * 0, or -1 with err naming the first key that has no
  * Slurm equivalent, a value of the wrong type or a change Slurm cannot
  * make there; desc is then left unchanged.  With job, needs the job read
  * lock. */
 int jobspec_apply_updates (job_desc_msg_t *desc,
                            const job_record_t *job,
                            json_t *updates,
-                           char **errmsg);
+                           jobtap_host_error_t *err);
 
 #endif

@@ -20,10 +20,10 @@ void keep_open (struct adapter_ctx *ctx)
     jobtap_host_error_t err = {{0}};
     char *dir;
 
-    if (ctx->keep.tried)
+    if (ctx->keep->tried)
         return;
-    ctx->keep.tried = true;
-    if (!(dir = conf_state_dir (&ctx->conf, &ctx->keep.sync))) {
+    ctx->keep->tried = true;
+    if (!(dir = conf_state_dir (ctx->conf, &ctx->keep->sync))) {
         info ("jobtap: state-dir is empty: jobs' jobtap state is not kept "
               "across restarts");
         return;
@@ -32,7 +32,7 @@ void keep_open (struct adapter_ctx *ctx)
         error ("jobtap: cannot keep jobs' state in %s: %s; jobs are "
                "restored from Slurm's records alone", dir, err.text);
     else {
-        ctx->keep.open = true;
+        ctx->keep->open = true;
         info ("jobtap: jobs' state is kept in %s", dir);
     }
     free (dir);
@@ -49,16 +49,16 @@ void keep_before_submit (struct adapter_ctx *ctx)
     static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
     int n;
 
-    if (ctx->keep.tried)
+    if (ctx->keep->tried)
         return;
     pthread_mutex_lock (&once);
-    if (!ctx->keep.tried) {
+    if (!ctx->keep->tried) {
         keep_open (ctx);
-        if (ctx->keep.open
+        if (ctx->keep->open
             && (n = jobtap_host_store_drop_missing (slurm_has, NULL)) > 0) {
             info ("jobtap: forgot the kept state of %d jobs slurmctld no "
                   "longer has", n);
-            (void)jobtap_host_store_flush (ctx->keep.sync);
+            (void)jobtap_host_store_flush (ctx->keep->sync);
         }
     }
     pthread_mutex_unlock (&once);
@@ -67,7 +67,7 @@ void keep_before_submit (struct adapter_ctx *ctx)
 void keep_restored (struct adapter_ctx *ctx)
 {
     int n;
-    if (!ctx->keep.open)
+    if (!ctx->keep->open)
         return;
     if ((n = jobtap_host_store_drop_kept ()) > 0)
         info ("jobtap: forgot the kept state of %d jobs slurmctld no longer "
@@ -76,14 +76,14 @@ void keep_restored (struct adapter_ctx *ctx)
 
 void keep_write (struct adapter_ctx *ctx)
 {
-    if (ctx->keep.open)
+    if (ctx->keep->open)
         (void)jobtap_host_store_flush (false);
 }
 
 void keep_settle (struct adapter_ctx *ctx)
 {
-    if (!ctx->keep.open)
+    if (!ctx->keep->open)
         return;
-    (void)jobtap_host_store_flush (ctx->keep.sync);
+    (void)jobtap_host_store_flush (ctx->keep->sync);
     (void)jobtap_host_store_maintain ();
 }

@@ -46,7 +46,7 @@ void post_update_cb (uint64_t id,
     if (buf && array_id_is_slurm (id)) {
         memcpy (buf, name, nl);
         memcpy (buf + nl, json, jl);
-        if (queue_push (&ctx->queue, A_JOBSPEC_UPDATE, id, 0, buf,
+        if (queue_push (ctx->queue, A_JOBSPEC_UPDATE, id, 0, buf,
                         nl + jl) < 0)
             buf[0] = '\0';
     }
@@ -93,7 +93,7 @@ static bool try_later (struct adapter_ctx *ctx,
                        job_record_t *job)
 {
     if (a->tries >= POST_UPDATE_DB_INDEX_TRIES
-        || queue_push_later (&ctx->queue, a, POST_UPDATE_RETRY_MS) < 0)
+        || queue_push_later (ctx->queue, a, POST_UPDATE_RETRY_MS) < 0)
         return false;
     if (a->tries == 0)
         debug ("jobtap: %pJ: %s's update waits for the job's database "
@@ -111,13 +111,13 @@ void post_update_apply (struct adapter_ctx *ctx,
     uint32_t job_id = job ? job->job_id : 0;
     job_desc_msg_t *desc = xmalloc (sizeof (*desc));
     slurm_msg_t msg;
-    char *why = NULL;
+    jobtap_host_error_t why;
     int rc;
 
     if (!updates || !job || IS_JOB_FINISHED (job))
         goto out;
     /* in order behind an earlier update still waiting to be made */
-    if (a->tries == 0 && queue_has_later (&ctx->queue, a->id)
+    if (a->tries == 0 && queue_has_later (ctx->queue, a->id)
         && try_later (ctx, a, job))
         goto out;
     drop_superseded (job, updates, plugin);
@@ -127,7 +127,7 @@ void post_update_apply (struct adapter_ctx *ctx,
     JOBTAP_DESC_JOB_ID (desc) = job_id;
     if (jobspec_apply_updates (desc, job, updates, &why) < 0) {
         error ("jobtap: %pJ: %s's update cannot be made in Slurm: %s", job,
-               plugin, why);
+               plugin, why.text);
         agree_with_record (job, updates);
         goto out;
     }
@@ -152,7 +152,6 @@ void post_update_apply (struct adapter_ctx *ctx,
     else
         debug ("jobtap: %pJ: %s's update made in Slurm", job, plugin);
 out:
-    xfree (why);
     slurm_free_job_desc_msg (desc);
     json_decref (updates);
 }

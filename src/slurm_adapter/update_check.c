@@ -22,7 +22,7 @@ void update_check_queue (struct adapter_ctx *ctx,
 {
     char *json = json_dumps (accepted, JSON_COMPACT);
 
-    if (!json || queue_push (&ctx->queue, A_UPDATE_CHECK, slurm_id, 0, json,
+    if (!json || queue_push (ctx->queue, A_UPDATE_CHECK, slurm_id, 0, json,
                              strlen (json) + 1)
                      < 0)
         error ("jobtap: JobId=%u: out of memory queueing an update's check",

@@ -38,7 +38,7 @@ static json_t *attrs;
 
 static int setattr_option (int val, const char *optarg, int remote)
 {
-    char err[256];
+    jobtap_host_error_t err;
     (void)val;
 
     /* slurmstepd gets srun's options again: the job exists by then */
@@ -52,8 +52,8 @@ static int setattr_option (int val, const char *optarg, int remote)
         slurm_error ("--setattr: out of memory");
         return -1;
     }
-    if (jobspec_setattr_add (attrs, optarg, err, sizeof (err)) < 0) {
-        slurm_error ("--setattr=%s: %s", optarg, err);
+    if (jobspec_setattr_add (attrs, optarg, &err) < 0) {
+        slurm_error ("--setattr=%s: %s", optarg, err.text);
         return -1;
     }
     return 0;
@@ -96,7 +96,7 @@ int slurm_spank_init (spank_t sp, int ac, char **av)
 int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
 {
     spank_context_t ctx = spank_context ();
-    char err[256];
+    jobtap_host_error_t err;
     spank_err_t rc;
     char *text;
     (void)ac;
@@ -107,8 +107,8 @@ int slurm_spank_init_post_opt (spank_t sp, int ac, char **av)
     (void)spank_job_control_unsetenv (sp, OPTION_ENV);
     if (!attrs || json_object_size (attrs) == 0)
         return 0;
-    if (!(text = jobspec_setattr_encode (attrs, err, sizeof (err)))) {
-        slurm_error ("--setattr: %s", err);
+    if (!(text = jobspec_setattr_encode (attrs, &err))) {
+        slurm_error ("--setattr: %s", err.text);
         return -1;
     }
     rc = spank_job_control_setenv (sp, JOBSPEC_SETATTR_ENV, text, 1);

@@ -69,8 +69,7 @@ static void record_lines (const toml::table &t,
 extern "C" json_t *toml_file_to_json (const char *path,
                                       json_t **lines,
                                       json_t **table_lines,
-                                      char *error,
-                                      size_t error_len)
+                                      jobtap_host_error_t *err)
 {
     toml::table tbl;
     try {
@@ -78,26 +77,24 @@ extern "C" json_t *toml_file_to_json (const char *path,
     }
     catch (const toml::parse_error &e) {
         const auto &src = e.source ();
-        if (src.begin.line > 0)
-            snprintf (error,
-                      error_len,
-                      "%s:%u:%u: %s",
-                      path,
-                      (unsigned)src.begin.line,
-                      (unsigned)src.begin.column,
-                      std::string (e.description ()).c_str ());
-        else
-            snprintf (error,
-                      error_len,
-                      "%s: %s",
-                      path,
-                      std::string (e.description ()).c_str ());
         errno = EINVAL;
+        if (src.begin.line > 0)
+            errprintf (err,
+                       "%s:%u:%u: %s",
+                       path,
+                       (unsigned)src.begin.line,
+                       (unsigned)src.begin.column,
+                       std::string (e.description ()).c_str ());
+        else
+            errprintf (err,
+                       "%s: %s",
+                       path,
+                       std::string (e.description ()).c_str ());
         return nullptr;
     }
     catch (const std::exception &e) {
-        snprintf (error, error_len, "%s: %s", path, e.what ());
         errno = EINVAL;
+        errprintf (err, "%s: %s", path, e.what ());
         return nullptr;
     }
     json_t *o = convert_table (tbl);

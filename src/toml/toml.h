@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "host_error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -17,12 +19,11 @@ extern "C" {
  * entry, and *table_lines (if not NULL) an object giving the first line
  * of each table under [policy] and [queues] by its dotted name
  * ("queues.debug").  On failure returns NULL with "file:line:col:
- * message" in error (error_len bytes) and errno set. */
+ * message" in err and errno set. */
 json_t *toml_file_to_json (const char *path,
                            json_t **lines,
                            json_t **table_lines,
-                           char *error,
-                           size_t error_len);
+                           jobtap_host_error_t *err);
 
 #ifdef __cplusplus
 }

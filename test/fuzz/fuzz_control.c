@@ -102,7 +102,7 @@ static void client_recv (const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    char errtext[256];
+    jobtap_host_error_t errtext;
     const char *op = NULL;
     int errnum = 0;
 
@@ -116,11 +116,10 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         len = (uint32_t)(size - CONTROL_HEADER_SIZE);
     const char *body = (const char *)data + CONTROL_HEADER_SIZE;
 
-    json_t *req = control_request_parse (body, len, &op, &errnum, errtext,
-                                         sizeof (errtext));
+    json_t *req = control_request_parse (body, len, &op, &errnum, &errtext);
     if (!req) {
-        if (errnum != EPROTO || strncmp (errtext, "malformed request: ", 19))
-            fail ("parse error", errtext);
+        if (errnum != EPROTO || strncmp (errtext.text, "malformed request: ", 19))
+            fail ("parse error", errtext.text);
         return 0;
     }
     if (!json_is_object (req) || !op ||

@@ -37,19 +37,17 @@ static const char *count_each (const struct jobspec_update_key *m, json_t *v,
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-    char *errmsg = NULL;
+    jobtap_host_error_t err = {""};
     json_t *updates = json_loadb ((const char *)data, size, 0, NULL);
     const char *key;
     json_t *v;
 
     if (!updates)
         return 0;
-    json_t *checked = jobspec_updates_check (updates, &errmsg);
+    json_t *checked = jobspec_updates_check (updates, &err);
     if (!checked) {
-        if (!errmsg || !*errmsg)
+        if (!err.text[0])
             fail ("a refused update with no message", NULL);
-        free (errmsg);
-        errmsg = NULL;
     }
     else {
         json_object_foreach (checked, key, v) {
@@ -61,18 +59,18 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
             if (json_is_number (v))
                 (void)jobspec_duration_minutes (json_number_value (v));
         }
-        json_t *again = jobspec_updates_check (checked, &errmsg);
+        json_t *again = jobspec_updates_check (checked, &err);
         if (!again)
-            fail ("checking a checked update fails", errmsg);
+            fail ("checking a checked update fails", err.text);
         if (!json_equal (again, checked))
             fail ("checking a checked update changes it", NULL);
         json_decref (again);
 
         each_calls = 0;
         json_t *each = jobspec_updates_check_each (updates, count_each, NULL,
-                                                   &errmsg);
+                                                   &err);
         if (!each || !json_equal (each, checked))
-            fail ("check_each and check disagree", errmsg);
+            fail ("check_each and check disagree", err.text);
         if ((size_t)each_calls != json_object_size (checked))
             fail ("check_each: not one call a key", NULL);
         json_decref (each);

@@ -48,17 +48,16 @@ static void apply_one (json_t *updates, const job_record_t *job)
 {
     job_desc_msg_t *d = xmalloc (sizeof (*d));
     job_desc_msg_t before;
-    char *errmsg = NULL;
+    jobtap_host_error_t err = {""};
 
     slurm_init_job_desc_msg (d);
     d->user_id = 1000;
     memcpy (&before, d, sizeof (before));
-    if (jobspec_apply_updates (d, job, updates, &errmsg) < 0) {
-        if (!errmsg || !*errmsg)
+    if (jobspec_apply_updates (d, job, updates, &err) < 0) {
+        if (!err.text[0])
             fail ("a refused update with no message", NULL);
         if (memcmp (&before, d, sizeof (before)))
-            fail ("a refused update changed the job_desc", errmsg);
-        xfree (errmsg);
+            fail ("a refused update changed the job_desc", err.text);
     }
     else if (job) {
         /* What a job_modify of this desc reads back as updates. */

@@ -42,7 +42,7 @@ static char *slurp (const char *p)
 int main (void)
 {
     unsigned long long id = 0;
-    char err[600];
+    jobtap_host_error_t err;
 
     ok (array_task_syntax ("7_3") && array_task_syntax ("123_0"),
         "7_3 and 123_0 are ARRAYID_TASKID");
@@ -60,31 +60,31 @@ int main (void)
     setenv ("PATH", path, 1);
 
     fake_squeue ("12\n", 0);
-    ok (array_task_record_id ("7_3", &id, err, sizeof (err)) == 0 && id == 12,
+    ok (array_task_record_id ("7_3", &id, &err) == 0 && id == 12,
         "squeue's record id is the answer");
     is (slurp (args_file), "-h -t all -o %A -j 7_3",
         "squeue is asked for the record id of that task, in any state");
 
     fake_squeue ("slurm_load_jobs error: Invalid job id specified\n", 1);
-    ok (array_task_record_id ("7_9", &id, err, sizeof (err)) == -1, "an unknown task fails");
-    is (err, "squeue does not know job 7_9: slurm_load_jobs error: Invalid job id specified",
+    ok (array_task_record_id ("7_9", &id, &err) == -1, "an unknown task fails");
+    is (err.text, "squeue does not know job 7_9: slurm_load_jobs error: Invalid job id specified",
         "with squeue's own error");
 
     fake_squeue ("", 0);
-    ok (array_task_record_id ("7_9", &id, err, sizeof (err)) == -1
-            && !strcmp (err, "squeue does not know job 7_9"),
+    ok (array_task_record_id ("7_9", &id, &err) == -1
+            && !strcmp (err.text, "squeue does not know job 7_9"),
         "no answer at all is not found either");
 
-    ok (array_task_record_id ("7", &id, err, sizeof (err)) == -1
-            && !strcmp (err, "7 is not ARRAYID_TASKID"),
+    ok (array_task_record_id ("7", &id, &err) == -1
+            && !strcmp (err.text, "7 is not ARRAYID_TASKID"),
         "a plain id is refused");
 
     char f[300];
     snprintf (f, sizeof (f), "%s/squeue", dir);
     unlink (f);
     setenv ("PATH", dir, 1);
-    ok (array_task_record_id ("7_3", &id, err, sizeof (err)) == -1
-            && strstr (err, "cannot run squeue") != NULL,
+    ok (array_task_record_id ("7_3", &id, &err) == -1
+            && strstr (err.text, "cannot run squeue") != NULL,
         "no squeue on PATH: said so");
     unlink (args_file);
     rmdir (dir);

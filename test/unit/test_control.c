@@ -141,22 +141,18 @@ static void test_proto (void)
 
     const char *op = NULL;
     int errnum = 0;
-    char errtext[256];
-    ok (control_request_parse ("{\"op\":", 6, &op, &errnum, errtext,
-                               sizeof (errtext)) == NULL
+    jobtap_host_error_t errtext;
+    ok (control_request_parse ("{\"op\":", 6, &op, &errnum, &errtext) == NULL
             && errnum == EPROTO,
         "parse: malformed JSON is EPROTO");
-    like (errtext, "^malformed request: ", "... \"malformed request: ...\"");
-    ok (control_request_parse ("[1]", 3, &op, &errnum, errtext,
-                               sizeof (errtext)) == NULL
+    like (errtext.text, "^malformed request: ", "... \"malformed request: ...\"");
+    ok (control_request_parse ("[1]", 3, &op, &errnum, &errtext) == NULL
             && errnum == EPROTO,
-        "parse: not an object is EPROTO (%s)", errtext);
-    ok (control_request_parse ("{\"op\":1}", 8, &op, &errnum, errtext,
-                               sizeof (errtext)) == NULL
-            && errnum == EPROTO && strstr (errtext, "\"op\""),
-        "parse: no op string is EPROTO (%s)", errtext);
-    o = control_request_parse ("{\"op\":\"x\"}", 10, &op, &errnum, errtext,
-                               sizeof (errtext));
+        "parse: not an object is EPROTO (%s)", errtext.text);
+    ok (control_request_parse ("{\"op\":1}", 8, &op, &errnum, &errtext) == NULL
+            && errnum == EPROTO && strstr (errtext.text, "\"op\""),
+        "parse: no op string is EPROTO (%s)", errtext.text);
+    o = control_request_parse ("{\"op\":\"x\"}", 10, &op, &errnum, &errtext);
     ok (o && errnum == 0 && !strcmp (op, "x"), "parse: a request");
     json_decref (o);
     is (text_of (control_response_ok (NULL)), "{\"ok\":true,\"result\":null}",

@@ -62,27 +62,26 @@ static void test_authinfo (void)
 
 static void test_open_without_munged (void)
 {
-    char errtext[256], *req = NULL;
+    jobtap_host_error_t errtext;
+    char *req = NULL;
     uint32_t uid = 0;
     void *ctx = control_munge_ctx_create ("/nonexistent/munge.sock");
 
     ok (ctx != NULL, "a munge context for any socket path");
     errno = 0;
-    ok (control_munge_open (ctx, "[1]", 3, &req, &uid, errtext,
-                            sizeof (errtext)) < 0 && errno == EPROTO,
-        "a frame that is no object: EPROTO (%s)", errtext);
+    ok (control_munge_open (ctx, "[1]", 3, &req, &uid, &errtext) < 0 && errno == EPROTO,
+        "a frame that is no object: EPROTO (%s)", errtext.text);
     errno = 0;
-    ok (control_munge_open (ctx, "{\"op\":\"list\"}", 13, &req, &uid, errtext,
-                            sizeof (errtext)) < 0 && errno == EPERM,
+    ok (control_munge_open (ctx, "{\"op\":\"list\"}", 13, &req, &uid, &errtext) < 0 && errno == EPERM,
         "a frame without a credential: EPERM");
-    is (errtext, "authentication failed: a request over TCP must be sealed "
+    is (errtext.text, "authentication failed: a request over TCP must be sealed "
                  "in a munge credential", "... and says what is missing");
     errno = 0;
     ok (control_munge_open (ctx, "{\"munge\":\"MUNGE:junk\"}", 22, &req, &uid,
-                            errtext, sizeof (errtext)) < 0 && errno == EPERM,
+                            &errtext) < 0 && errno == EPERM,
         "a credential munged cannot check: EPERM");
-    like (errtext, "^authentication failed: munge: ", "... with munge's reason (%s)",
-          errtext);
+    like (errtext.text, "^authentication failed: munge: ", "... with munge's reason (%s)",
+          errtext.text);
     control_munge_ctx_destroy (ctx);
 
     json_t *big = json_pack ("{s:s%}", "x", "", (size_t)0);
@@ -92,18 +91,16 @@ static void test_open_without_munged (void)
     json_object_set_new (big, "x", json_string (pad));
     free (pad);
     errno = 0;
-    ok (control_munge_seal (big, "/nonexistent/munge.sock", errtext,
-                            sizeof (errtext)) == NULL && errno == EMSGSIZE,
+    ok (control_munge_seal (big, "/nonexistent/munge.sock", &errtext) == NULL && errno == EMSGSIZE,
         "seal: a request over the TCP limit is refused before munge");
-    like (errtext, "^request of [0-9]+ bytes is larger than the limit of "
+    like (errtext.text, "^request of [0-9]+ bytes is larger than the limit of "
                    "524288 bytes over TCP$", "... saying the limit");
     json_decref (big);
     json_t *small = json_pack ("{s:s}", "op", "list");
     errno = 0;
-    ok (control_munge_seal (small, "/nonexistent/munge.sock", errtext,
-                            sizeof (errtext)) == NULL && errno == EPERM,
+    ok (control_munge_seal (small, "/nonexistent/munge.sock", &errtext) == NULL && errno == EPERM,
         "seal with no munged: EPERM");
-    like (errtext, "^munge: ", "... with munge's reason (%s)", errtext);
+    like (errtext.text, "^munge: ", "... with munge's reason (%s)", errtext.text);
     json_decref (small);
 }
 
@@ -224,31 +221,30 @@ static int connect_port (int port)
 
 static void test_sealed (void)
 {
-    char errtext[256], *req = NULL, path[120];
+    jobtap_host_error_t errtext;
+    char *req = NULL, path[120];
     uint32_t uid = 4242;
     jobtap_host_error_t err = {{0}};
     json_t *list = json_pack ("{s:s}", "op", "list");
 
-    json_t *frame = control_munge_seal (list, munge_sock, errtext,
-                                        sizeof (errtext));
+    json_t *frame = control_munge_seal (list, munge_sock, &errtext);
     ok (frame != NULL, "seal a request with munged (%s)",
-        frame ? "ok" : errtext);
+        frame ? "ok" : errtext.text);
     const char *cred = json_string_value (json_object_get (frame, "munge"));
     like (cred ? cred : "", "^MUNGE:", "the frame is {\"munge\": CRED}");
     char *text = json_dumps (frame, JSON_COMPACT);
     void *ctx = control_munge_ctx_create (munge_sock);
     int rc = control_munge_open (ctx, text, strlen (text), &req, &uid,
-                                 errtext, sizeof (errtext));
-    ok (rc == 0, "open it (%s)", rc == 0 ? "ok" : errtext);
+                                 &errtext);
+    ok (rc == 0, "open it (%s)", rc == 0 ? "ok" : errtext.text);
     is (req, "{\"op\":\"list\"}", "the payload is the request");
     isint (uid, getuid (), "the credential names the sender");
     free (req);
     req = NULL;
     errno = 0;
-    ok (control_munge_open (ctx, text, strlen (text), &req, &uid, errtext,
-                            sizeof (errtext)) < 0 && errno == EPERM,
+    ok (control_munge_open (ctx, text, strlen (text), &req, &uid, &errtext) < 0 && errno == EPERM,
         "the same credential twice: EPERM");
-    is (errtext, "authentication failed: munge: Replayed credential",
+    is (errtext.text, "authentication failed: munge: Replayed credential",
         "... replayed");
     free (text);
     control_munge_ctx_destroy (ctx);
@@ -311,8 +307,7 @@ static void test_sealed (void)
 
     fd = connect_port (port);
     for (int i = 0; i < 2; i++) {
-        frame = control_munge_seal (list, munge_sock, errtext,
-                                    sizeof (errtext));
+        frame = control_munge_seal (list, munge_sock, &errtext);
         is (text_of (exchange (fd, frame)), "{\"ok\":true,\"result\":[]}",
             "a sealed request is answered (%d on one connection)", i + 1);
         json_decref (frame);

@@ -18,13 +18,13 @@ static bool handled (const char *scheme, void *arg)
 /* "slurm=<rest> jobtap=<entries>" or "error: <why>" */
 static const char *split (const char *dep)
 {
-    static char out[512];
-    char err[256];
+    static char out[1024];
+    jobtap_host_error_t err;
     char *rest;
     json_t *entries;
-    if (jobspec_dependency_split (dep, handled, NULL, &rest, &entries, err,
-                                  sizeof (err)) < 0) {
-        snprintf (out, sizeof (out), "error: %s", err);
+    if (jobspec_dependency_split (dep, handled, NULL, &rest, &entries, &err)
+        < 0) {
+        snprintf (out, sizeof (out), "error: %s", err.text);
         return out;
     }
     char *e = json_dumps (entries, JSON_COMPACT);

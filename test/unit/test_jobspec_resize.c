@@ -9,20 +9,19 @@
 #include "tap.h"
 
 static struct jobspec_fields out;
-static char *msg;
+static jobtap_host_error_t err;
 
 /* Resize now by the JSON updates (already flat); the result in out or
- * msg. */
+ * err.text (empty unless it failed). */
 static int resize (const struct jobspec_fields *now, const char *json)
 {
     json_t *flat = json_loads (json, 0, NULL);
     int rc;
 
-    free (msg);
-    msg = NULL;
+    err.text[0] = '\0';
     if (!flat)
         bail_out ("bad test JSON %s", json);
-    rc = jobspec_resize (now, flat, &out, &msg);
+    rc = jobspec_resize (now, flat, &out, &err);
     json_decref (flat);
     return rc;
 }
@@ -70,12 +69,12 @@ static void test_nodes (void)
     ok (resize (&now, "{\"tasks\":[{\"command\":[\"job\"],\"slot\":\"task\","
                       "\"count\":{\"total\":5}}]}") < 0,
         "5 tasks on 4 slots");
-    is (msg, "jobtap: jobspec update of tasks: more tasks than slots",
+    is (err.text, "jobtap: jobspec update of tasks: more tasks than slots",
         "... more tasks than slots");
     ok (resize (&now, "{\"tasks\":[{\"command\":[\"other\"],\"slot\":\"task\","
                       "\"count\":{\"per_slot\":1}}]}") < 0,
         "another command");
-    like (msg,
+    like (err.text,
           "^jobtap: jobspec update of tasks: no Slurm request has this "
           "shape",
           "... has no Slurm request");
@@ -113,7 +112,7 @@ static void test_forms (void)
             "{\"resources\":[{\"type\":\"node\",\"count\":3,\"with\":[" SLOT (
                 1, 1) "]}],\"attributes.system.slurm.max_nodes\":2}") < 0,
         "3 nodes and max_nodes 2");
-    is (msg,
+    is (err.text,
         "jobtap: jobspec update of resources: contradicts "
         "attributes.system.slurm.max_nodes in the same update",
         "... contradict");
@@ -146,7 +145,7 @@ static void test_exclusive (void)
                           "\"attributes.system.slurm.exclusive\":\"user\"}") <
             0,
         "an exclusive node and exclusive user");
-    like (msg, "contradicts attributes.system.slurm.exclusive",
+    like (err.text, "contradicts attributes.system.slurm.exclusive",
           "... contradict");
 }
 
@@ -172,7 +171,7 @@ static void test_gpus (void)
                 "{\"type\":\"core\",\"count\":1},{\"type\":\"gpu\",\"count\":1}"
                 "]}]}]}") < 0,
         "1 gpu a slot of --gpus-per-node=4");
-    like (msg, "GPUs through attributes.system.slurm.tres_per_node",
+    like (err.text, "GPUs through attributes.system.slurm.tres_per_node",
           "... says where GPUs change");
     ok (resize (&now,
                 "{\"resources\":[{\"type\":\"node\",\"count\":1,\"with\":[{"
@@ -189,7 +188,7 @@ static void test_gpus (void)
     ok (resize (&now, "{\"resources\":{}}") < 0, "resources not an array");
     ok (resize (&now, "{\"resources\":[" SLOT (2, 70000) "]}") < 0,
         "70000 cores a slot");
-    is (msg, "jobtap: jobspec update of resources: a count beyond Slurm's",
+    is (err.text, "jobtap: jobspec update of resources: a count beyond Slurm's",
         "... beyond Slurm's");
 }
 
@@ -199,7 +198,6 @@ int main (void)
     test_forms ();
     test_exclusive ();
     test_gpus ();
-    free (msg);
     done_testing ();
     return 0;
 }

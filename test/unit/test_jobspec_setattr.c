@@ -22,26 +22,26 @@ static const char *dump (const json_t *o)
 }
 
 /* The set the options give, or the first error. */
-static const char *options (const char **args, char *err, size_t errlen)
+static const char *options (const char **args, jobtap_host_error_t *err)
 {
     json_t *a = json_object ();
     const char *s = NULL;
-    err[0] = '\0';
+    err->text[0] = '\0';
     for (; *args; args++)
-        if (jobspec_setattr_add (a, *args, err, errlen) < 0)
+        if (jobspec_setattr_add (a, *args, err) < 0)
             break;
-    if (!err[0])
+    if (!err->text[0])
         s = dump (a);
     json_decref (a);
-    return s ? s : err;
+    return s ? s : err->text;
 }
 
 /* One option alone. */
 static const char *one (const char *arg)
 {
-    static char err[256];
+    static jobtap_host_error_t err;
     const char *args[] = {arg, NULL};
-    return options (args, err, sizeof (err));
+    return options (args, &err);
 }
 
 static void test_keys (void)
@@ -111,25 +111,25 @@ static void test_values (void)
 
 static void test_order (void)
 {
-    char err[256];
+    jobtap_host_error_t err;
     const char *later[] = {"k=1", "k=2", NULL};
     const char *merged[] = {"a.b=1", "a.c=2", NULL};
     const char *replace[] = {"a.b=1", "a=3", NULL};
     const char *through[] = {"a=3", "a.b=1", NULL};
 
-    is (options (later, err, sizeof (err)), "{\"k\":2}",
+    is (options (later, &err), "{\"k\":2}",
         "a later option for a key wins");
-    is (options (merged, err, sizeof (err)), "{\"a\":{\"b\":1,\"c\":2}}",
+    is (options (merged, &err), "{\"a\":{\"b\":1,\"c\":2}}",
         "two keys under one object");
-    is (options (replace, err, sizeof (err)), "{\"a\":3}",
+    is (options (replace, &err), "{\"a\":3}",
         "a value replaces an object set before");
-    is (options (through, err, sizeof (err)),
+    is (options (through, &err),
         "system.a is not an object (an earlier --setattr set it)",
         "a key under a value that is not an object is refused");
 
     json_t *a = json_object ();
-    ok (jobspec_setattr_add (a, "x=1", err, sizeof (err)) == 0 &&
-            jobspec_setattr_add (a, "x.y.z=1", err, sizeof (err)) < 0,
+    ok (jobspec_setattr_add (a, "x=1", &err) == 0 &&
+            jobspec_setattr_add (a, "x.y.z=1", &err) < 0,
         "a refused option ...");
     is (dump (a), "{\"x\":1}", "... leaves the set as it was");
     json_decref (a);
@@ -162,13 +162,13 @@ static void test_file (void)
 
 static void test_encode (void)
 {
-    char err[256];
+    jobtap_host_error_t err;
     json_t *a = json_object ();
     char *s;
 
-    jobspec_setattr_add (a, "note=caf\xc3\xa9\nline", err, sizeof (err));
-    jobspec_setattr_add (a, "n=5", err, sizeof (err));
-    s = jobspec_setattr_encode (a, err, sizeof (err));
+    jobspec_setattr_add (a, "note=caf\xc3\xa9\nline", &err);
+    jobspec_setattr_add (a, "n=5", &err);
+    s = jobspec_setattr_encode (a, &err);
     is (s, "{\"note\":\"caf\\u00E9\\nline\",\"n\":5}",
         "compact ASCII JSON, in option order");
     free (s);
@@ -179,9 +179,9 @@ static void test_encode (void)
     v[JOBSPEC_SETATTR_MAX] = '\0';
     json_object_set_new (big, "k", json_string (v));
     free (v);
-    ok (jobspec_setattr_encode (big, err, sizeof (err)) == NULL,
+    ok (jobspec_setattr_encode (big, &err) == NULL,
         "a set longer than JOBSPEC_SETATTR_MAX is refused");
-    like (err, "^the attributes take [0-9]+ bytes, more than 65536$",
+    like (err.text, "^the attributes take [0-9]+ bytes, more than 65536$",
           "... saying so");
     json_decref (big);
     json_decref (a);
@@ -231,7 +231,7 @@ static void test_merge (void)
     json_t *spec = full_jobspec ();
     json_t *system =
         json_object_get (json_object_get (spec, "attributes"), "system");
-    char *msg = (char *)"unset";
+    jobtap_host_error_t msg = {"unset"};
     const char *key;
     json_t *v;
     int all = 1;
@@ -248,7 +248,7 @@ static void test_merge (void)
 
     ok (jobspec_setattr_merge (spec, "{\"bank-check\":\"ok\",\"limit\":5}",
                                &msg) == 2 &&
-            msg == NULL,
+            msg.text[0] == '\0',
         "a set merges into attributes.system, with no message");
     is (dump (json_object_get (system, "bank-check")), "\"ok\"", "a string");
     is (dump (json_object_get (system, "limit")), "5", "a number");
@@ -257,11 +257,10 @@ static void test_merge (void)
             spec, "{\"duration\":1,\"x\":{\"y\":1},\"a.b\":1,\"\":2}", &msg) ==
             1,
         "keys the Slurm job gives, dotted or empty keys are dropped");
-    is (msg,
+    is (msg.text,
         "SLURM_JOBTAP_SETATTR keys the Slurm job gives or --setattr cannot "
         "make, ignored: \"duration\", \"a.b\", \"\"",
         "... and named in the message");
-    free (msg);
     is (dump (json_object_get (system, "duration")), "300.0",
         "the Slurm job's duration stays");
     is (dump (json_object_get (system, "x")), "{\"y\":1}",
@@ -269,34 +268,29 @@ static void test_merge (void)
 
     ok (jobspec_setattr_merge (spec, "{\"k\":", &msg) == -1,
         "text that is not JSON is ignored");
-    like (msg, "^SLURM_JOBTAP_SETATTR is not a JSON object \\(.+\\): ignored$",
+    like (msg.text, "^SLURM_JOBTAP_SETATTR is not a JSON object \\(.+\\): ignored$",
           "... with jansson's reason");
-    free (msg);
     ok (jobspec_setattr_merge (spec, "[1]", &msg) == -1,
         "a JSON array is ignored");
-    is (msg,
+    is (msg.text,
         "SLURM_JOBTAP_SETATTR is not a JSON object (another JSON value): "
         "ignored",
         "... saying so");
-    free (msg);
     ok (jobspec_setattr_merge (spec, "5", &msg) == -1, "so is a number");
-    free (msg);
 
     char *big = malloc (JOBSPEC_SETATTR_MAX + 2);
     memset (big, ' ', JOBSPEC_SETATTR_MAX + 1);
     big[JOBSPEC_SETATTR_MAX + 1] = '\0';
     ok (jobspec_setattr_merge (spec, big, &msg) == -1,
         "a set longer than the limit is ignored");
-    is (msg, "SLURM_JOBTAP_SETATTR is longer than 65536 bytes: ignored",
+    is (msg.text, "SLURM_JOBTAP_SETATTR is longer than 65536 bytes: ignored",
         "... saying so");
-    free (msg);
     free (big);
     json_decref (spec);
 
     spec = json_object ();
-    ok (jobspec_setattr_merge (spec, "{}", &msg) == -1 && msg,
+    ok (jobspec_setattr_merge (spec, "{}", &msg) == -1 && msg.text[0],
         "a jobspec with no attributes.system takes nothing");
-    free (msg);
     json_decref (spec);
 }
 
@@ -305,15 +299,15 @@ static void test_round_trip (void)
 {
     const char *args[] = {"system.bank-check=ok", "limit=5", "a.b=[1]",
                           "note=\"x\"", NULL};
-    char err[256], *msg = NULL;
+    jobtap_host_error_t err, msg;
     json_t *a = json_object ();
     json_t *spec = full_jobspec ();
     char *s;
 
     for (const char **p = args; *p; p++)
-        jobspec_setattr_add (a, *p, err, sizeof (err));
-    s = jobspec_setattr_encode (a, err, sizeof (err));
-    ok (s && jobspec_setattr_merge (spec, s, &msg) == 4 && !msg,
+        jobspec_setattr_add (a, *p, &err);
+    s = jobspec_setattr_encode (a, &err);
+    ok (s && jobspec_setattr_merge (spec, s, &msg) == 4 && !msg.text[0],
         "options -> SLURM_JOBTAP_SETATTR -> jobspec");
     json_t *system =
         json_object_get (json_object_get (spec, "attributes"), "system");
@@ -326,7 +320,6 @@ static void test_round_trip (void)
     }
     ok (same, "every attribute arrives as it was given");
     free (s);
-    free (msg);
     json_decref (spec);
     json_decref (a);
 }

@@ -38,19 +38,18 @@ static void
 check (const char *json, const char *want_flat, const char *want_msg)
 {
     json_t *u = json_loads (json, 0, NULL);
-    char *msg = (char *)"unset";
-    json_t *flat = jobspec_updates_check (u, &msg);
+    jobtap_host_error_t err = {"unset"};
+    json_t *flat = jobspec_updates_check (u, &err);
     char *s = flat ? json_dumps (flat, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
     if (want_flat) {
         is (s, want_flat, "accepted: %s", json);
-        ok (msg == NULL, "... with no message");
+        is (err.text, "unset", "... with no message");
     } else {
         ok (flat == NULL, "refused: %s", json);
-        is (msg, want_msg, "... %s", want_msg);
+        is (err.text, want_msg, "... %s", want_msg);
     }
     free (s);
-    free (msg == (char *)"unset" ? NULL : msg);
     json_decref (flat);
     json_decref (u);
 }
@@ -185,16 +184,15 @@ static void test_huge (void)
     memset (big, 'x', n);
     big[n] = '\0';
     json_t *u = json_pack ("{s:s}", "attributes.system.duration", big);
-    char *msg = NULL;
+    jobtap_host_error_t err = {""};
 
-    ok (jobspec_updates_check (u, &msg) == NULL, "a 100 kB string duration "
+    ok (jobspec_updates_check (u, &err) == NULL, "a 100 kB string duration "
                                                  "is refused");
-    ok (msg && strlen (msg) < 200, "... in a short message (%zu bytes)",
-        msg ? strlen (msg) : 0);
-    like (msg, "^jobtap: jobspec update of attributes.system.duration: "
+    ok (strlen (err.text) < 200, "... in a short message (%zu bytes)",
+        strlen (err.text));
+    like (err.text, "^jobtap: jobspec update of attributes.system.duration: "
                "invalid value \"x{63}\\.\\.\\. \\(102402 bytes\\)$",
           "... which gives the start and the size");
-    free (msg);
     json_decref (u);
 
     char *key = malloc (n + 1);
@@ -202,14 +200,13 @@ static void test_huge (void)
     memset (key + 18, 'k', n - 18);
     key[n] = '\0';
     u = json_pack ("{s:i}", key, 1);
-    msg = NULL;
-    ok (jobspec_updates_check (u, &msg) == NULL, "a 100 kB unknown key "
+    err.text[0] = '\0';
+    ok (jobspec_updates_check (u, &err) == NULL, "a 100 kB unknown key "
                                                  "is refused");
-    ok (msg && strlen (msg) < 200, "... in a short message (%zu bytes)",
-        msg ? strlen (msg) : 0);
-    like (msg, "^jobtap: jobspec update of attributes.system.k{110}\\.\\.\\. "
+    ok (strlen (err.text) < 200, "... in a short message (%zu bytes)",
+        strlen (err.text));
+    like (err.text, "^jobtap: jobspec update of attributes.system.k{110}\\.\\.\\. "
                "has no Slurm equivalent$", "... naming the key's start");
-    free (msg);
     json_decref (u);
 
     json_t *short_value = json_string ("short");

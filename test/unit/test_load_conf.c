@@ -12,11 +12,11 @@
  * "error: <why>". */
 static const char *conf_of (int n, char *const *pairs)
 {
-    static char out[512];
-    char err[256];
-    json_t *conf = load_conf_from_pairs (n, pairs, err, sizeof (err));
+    static char out[1024];
+    jobtap_host_error_t err;
+    json_t *conf = load_conf_from_pairs (n, pairs, &err);
     if (!conf) {
-        snprintf (out, sizeof (out), "error: %s", err);
+        snprintf (out, sizeof (out), "error: %s", err.text);
         return out;
     }
     char *s = json_dumps (conf, JSON_COMPACT | JSON_SORT_KEYS);

@@ -7,6 +7,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "host_error.h"
 #include "log.h"
 #include "tap.h"
 

@@ -31,8 +31,7 @@ static json_t *toml (const char *text)
     snprintf (path, sizeof (path), "%s/policy.toml", dir);
     if (!(f = fopen (path, "w")) || fputs (text, f) < 0 || fclose (f) != 0)
         bail_out ("cannot write %s", path);
-    if (!(o = toml_file_to_json (path, &lines, NULL, err.text,
-                                 sizeof (err.text))))
+    if (!(o = toml_file_to_json (path, &lines, NULL, &err)))
         bail_out ("%s", err.text);
     json_decref (lines);
     return o;

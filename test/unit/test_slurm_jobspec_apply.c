@@ -19,10 +19,10 @@
 #include "pending_job_fixture.h"
 #include "tap.h"
 
-static char *msg;
+static jobtap_host_error_t err;
 static char *text;
 
-/* Apply the JSON updates to d (job NULL: at submit); 0 or -1 with msg. */
+/* Apply the JSON updates to d (job NULL: at submit); 0 or -1 with err. */
 static int apply (job_desc_msg_t *d, const job_record_t *job, const char *json)
 {
     json_t *u = json_loads (json, 0, NULL);
@@ -30,8 +30,8 @@ static int apply (job_desc_msg_t *d, const job_record_t *job, const char *json)
 
     if (!u)
         bail_out ("bad test JSON %s", json);
-    xfree (msg);
-    rc = jobspec_apply_updates (d, job, u, &msg);
+    err.text[0] = '\0';
+    rc = jobspec_apply_updates (d, job, u, &err);
     json_decref (u);
     return rc;
 }
@@ -116,7 +116,7 @@ static void test_submit (void)
     ok (apply (&d, NULL, "{\"attributes.system.slurm.exclusive\": \"topo\"}") <
             0,
         "exclusive topo before 24.11");
-    is (msg,
+    is (err.text,
         "jobtap: jobspec update of attributes.system.slurm.exclusive: this "
         "Slurm release has no such exclusive",
         "... has no such exclusive");
@@ -177,7 +177,7 @@ static void test_resize_submit (void)
                " \"count\": {\"total\": 2}}], \"attributes.system.queue\":"
                " \"q\"}") < 0,
         "2 tasks on one slot");
-    is (msg, "jobtap: jobspec update of tasks: more tasks than slots",
+    is (err.text, "jobtap: jobspec update of tasks: more tasks than slots",
         "... more tasks than slots");
     ok (d.partition == NULL, "... and nothing else applies");
 }
@@ -218,13 +218,13 @@ static void test_after_submit (void)
                " \"count\": 2, \"label\": \"task\", \"with\": [{\"type\":"
                " \"core\", \"count\": 1}]}]}]}") < 0,
         "an exclusive node after submit");
-    is (msg,
+    is (err.text,
         "jobtap: jobspec update of resources: Slurm sets an exclusive node "
         "only at submit",
         "... only at submit");
     ok (apply (&d, &j, "{\"attributes.system.slurm.exclusive\": \"node\"}") < 0,
         "exclusive after submit");
-    is (msg,
+    is (err.text,
         "jobtap: jobspec update of attributes.system.slurm.exclusive: Slurm "
         "sets it only at submit",
         "... only at submit");
@@ -233,7 +233,7 @@ static void test_after_submit (void)
                "{\"attributes.system.shell.options.output.stderr.path\":"
                " \"/e\"}") < 0,
         "a stderr path after submit, on a release that cannot");
-    is (msg,
+    is (err.text,
         "jobtap: jobspec update of "
         "attributes.system.shell.options.output.stderr.path: this Slurm "
         "release sets it only at submit",
@@ -252,7 +252,7 @@ static void test_after_submit (void)
                "{\"tasks\": [{\"command\": [\"job\"], \"slot\":"
                " \"task\", \"count\": {\"total\": 3}}]}") < 0,
         "a running job");
-    is (msg,
+    is (err.text,
         "jobtap: jobspec update of tasks: Slurm resizes only a pending "
         "job",
         "... is not resized");
@@ -314,7 +314,6 @@ int main (void)
     test_resize_submit ();
     test_after_submit ();
     test_from_modify ();
-    xfree (msg);
     free (text);
     done_testing ();
     return 0;

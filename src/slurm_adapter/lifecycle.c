@@ -2,8 +2,9 @@
  * runtime and carries the runtime's decisions (holds, releases,
  * priorities, cancellations) back into the Slurm job records.
  *
- * This file holds the process's one adapter context (instance.h) and the
- * entry points both plugins share: init, fini and reconfigure. The work is
+ * This file holds the entry points all three plugins share (adapter.h):
+ * init, fini and reconfigure, on the process's one adapter context
+ * (instance.h). The work is
  * in the modules docs/architecture.md draws (Slurm's hooks, the agent
  * thread that takes slurmctld's locks, binding, the decisions' actions,
  * arrays and hetjobs, the kept state, the control socket, jobspecs), each
@@ -29,18 +30,43 @@
 
 #include "actions.h"
 #include "agent.h"
+#include "array_dirty.h"
 #include "conf.h"
 #include "control.h"
 #include "ctld_log.h"
+#include "ctx.h"
 #include "fence.h"
 #include "hooks_prep.h"
 #include "host.h"
 #include "instance.h"
+#include "keep.h"
 #include "post_update.h"
 #include "queue.h"
 #include "slurm_compat.h"
 
-struct adapter_ctx adapter_instance = ADAPTER_CTX_INIT;
+/* The one adapter context (instance.h) and its modules' state: static, as
+ * Slurm's plugin API gives its entry points no context, and set up before
+ * any of them runs. */
+static struct conf instance_conf = CONF_INIT;
+static struct queue instance_queue = QUEUE_INIT;
+static struct agent instance_agent;
+static struct control instance_control;
+static struct keep instance_keep;
+static struct fences instance_fences;
+static struct array_dirty instance_array_dirty;
+static struct array_dirty instance_array_unbound;
+
+struct adapter_ctx adapter_instance = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .conf = &instance_conf,
+    .queue = &instance_queue,
+    .agent = &instance_agent,
+    .control = &instance_control,
+    .keep = &instance_keep,
+    .fences = &instance_fences,
+    .array_dirty = &instance_array_dirty,
+    .array_unbound = &instance_array_unbound,
+};
 
 static const struct jobtap_host_ops ops = {
     .log = ctld_log,
@@ -128,7 +154,7 @@ int jobtap_slurm_init (const char *plugin_type)
     }
     if (JOBTAP_RECONFIGURING ())
         info ("jobtap: configuration reloaded");
-    conf_load (&ctx->conf);
+    conf_load (ctx->conf);
     ctx->new_in_allocate = job_new_fits_in_allocate ();
     json_t *names = jobtap_host_plugin_list (false);
     char *list = json_dumps (names, JSON_COMPACT);
@@ -172,11 +198,11 @@ void jobtap_slurm_fini (const char *plugin_type)
     pthread_mutex_unlock (&ctx->lock);
     control_stop (ctx); /* first: its requests call into the runtime */
     agent_stop (ctx);
-    fence_free (&ctx->fences);
-    array_dirty_free (&ctx->array_dirty);
-    array_dirty_free (&ctx->array_unbound);
+    fence_free (ctx->fences);
+    array_dirty_free (ctx->array_dirty);
+    array_dirty_free (ctx->array_unbound);
     jobtap_host_fini ();
-    conf_clear (&ctx->conf);
+    conf_clear (ctx->conf);
 }
 
 /* site_factor_p_reconfig: with no slurmctld lock held, or with the conf
@@ -192,8 +218,8 @@ void jobtap_slurm_reconfig (void)
                err.text);
     else
         info ("jobtap: configuration reloaded");
-    conf_load (&ctx->conf);
+    conf_load (ctx->conf);
     agent_check_queues (ctx);
     (void)control_start (ctx); /* moves if control-socket changed */
-    queue_wake (&ctx->queue, false, true);
+    queue_wake (ctx->queue, false, true);
 }
