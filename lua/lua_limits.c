@@ -112,9 +112,10 @@ static void end_call_at_next_instruction (lua_State *L)
 
 int limits_budget_error (const struct policy *pol, jobtap_host_error_t *err)
 {
-    return errprintf (err, "instruction limit of %ld exceeded (memory made "
-                           "counts, an instruction per %d bytes; see "
-                           "docs/lua.md)",
+    return errprintf (err,
+                      "instruction limit of %ld exceeded (memory made "
+                      "counts, an instruction per %d bytes; see "
+                      "docs/lua.md)",
                       pol->instruction_limit, BYTES_PER_INSTRUCTION);
 }
 

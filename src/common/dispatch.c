@@ -190,6 +190,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
                                         const char *topic,
                                         bool *hit)
 {
+    struct topic_answer *cache = rt->dispatch->topic_cache;
     uint32_t h = 2166136261u; /* FNV-1a */
     size_t n = 0;
     struct topic_answer *free_slot = NULL;
@@ -200,7 +201,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
     if (n >= TOPIC_CACHE_LEN)
         return NULL;
     for (int i = 0; i < TOPIC_PROBE; i++) {
-        struct topic_answer *a = &rt->dispatch->topic_cache[(h + i) % TOPIC_CACHE];
+        struct topic_answer *a = &cache[(h + i) % TOPIC_CACHE];
         if (a->gen != plugin_handlers_generation ()) {
             if (!free_slot)
                 free_slot = a;
@@ -212,7 +213,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
     }
     /* all probed slots current and taken: evict one, by hash bits */
     return free_slot ? free_slot
-                     : &rt->dispatch->topic_cache[(h + (h >> 7) % TOPIC_PROBE) % TOPIC_CACHE];
+                     : &cache[(h + (h >> 7) % TOPIC_PROBE) % TOPIC_CACHE];
 }
 
 /* The first loaded plugin (load order) with a handler for 'topic', or

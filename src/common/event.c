@@ -40,9 +40,9 @@ static void fatal_cancel (struct job *job, const struct event *ev)
     const char *note = json_string_value (json_object_get (ev->context, "note"));
     if (job_is_bound (job) && !ev->from_host && rt->ops->cancel)
         rt->ops->cancel (job->id,
-                       type ? type : "exception",
-                       note ? note : "",
-                       rt->ops_arg);
+                         type ? type : "exception",
+                         note ? note : "",
+                         rt->ops_arg);
 }
 
 static __attribute__ ((noinline)) void report_urgency_hold (struct job *job,
@@ -80,7 +80,7 @@ static void perilog_apply (struct job *job)
         (void)event_post_host (job, "start", NULL);
     if (rt->ops->perilog_done)
         rt->ops->perilog_done (job->id, done.epilog, done.status, done.note,
-                              rt->ops_arg);
+                               rt->ops_arg);
 }
 
 /* Tell the scheduler what it must do after a burst of events settles:
@@ -164,8 +164,8 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
         struct jt_plugin *origin = job->update_origin ? job->update_origin
                                                       : rt->calling;
         rt->ops->jobspec_update (job->id, context,
-                                origin ? origin->list_name : NULL,
-                                rt->ops_arg);
+                                 origin ? origin->list_name : NULL,
+                                 rt->ops_arg);
     }
     notify_event (job, ev);
 

@@ -204,8 +204,8 @@ static json_t *config_read (const char *path,
     if (jm && (*plugins = json_object_get (jm, "plugins"))
         && !json_is_array (*plugins)) {
         errprintf (err,
-                "%s: [job-manager.plugins] config must be an array",
-                path);
+                   "%s: [job-manager.plugins] config must be an array",
+                   path);
         goto error;
     }
     if (json_object_get (config, "slurm-jobtap")
@@ -399,8 +399,8 @@ int jobtap_host_load_config (const char *path, jobtap_host_error_t *err)
             rc = 0;
         else {
             errprintf (err,
-                    "jobtap runtime already configured from %s",
-                    rt->config_path ? rt->config_path : "(builtins only)");
+                       "jobtap runtime already configured from %s",
+                       rt->config_path ? rt->config_path : "(builtins only)");
             errno = EEXIST;
             rc = -1;
         }

@@ -102,7 +102,7 @@ int conf_update (struct jt_plugin *jt, json_t *config, jobtap_host_error_t *err)
             errprintf (err, "%s", errmsg);
         else
             errprintf (err, "config rejected by %s jobtap plugin",
-                      jt_internal_name (jt));
+                       jt_internal_name (jt));
         errno = EINVAL;
         rc = -1;
     }
@@ -428,7 +428,7 @@ static int loader_load_lua (struct jt_plugin *jt,
     }
     if (lua_host_path (so, sizeof (so)) < 0) {
         errprintf (err, "%s: Lua host plugin %s not found", path,
-                  LUA_HOST_SO);
+                   LUA_HOST_SO);
         errno = ENOENT;
         return -1;
     }

@@ -64,9 +64,9 @@ json_t *control_munge_seal (json_t *request,
     size_t len = strlen (text);
     if (len > CONTROL_MAX_SEALED) {
         errprintf (errtext,
-                  "request of %zu bytes is larger than the limit of %d "
-                  "bytes over TCP",
-                  len, CONTROL_MAX_SEALED);
+                   "request of %zu bytes is larger than the limit of %d "
+                   "bytes over TCP",
+                   len, CONTROL_MAX_SEALED);
         free (text);
         errno = EMSGSIZE;
         return NULL;
@@ -118,8 +118,8 @@ int control_munge_open (void *ctx,
     if (json_unpack (frame, "{s:s}", "munge", &cred) < 0) {
         json_decref (frame);
         errprintf (errtext,
-                  "authentication failed: a request over TCP must be sealed "
-                  "in a munge credential");
+                   "authentication failed: a request over TCP must be sealed "
+                   "in a munge credential");
         errno = EPERM;
         return -1;
     }
@@ -131,8 +131,8 @@ int control_munge_open (void *ctx,
          * too: it is not to be trusted */
         free (payload);
         errprintf (errtext, "authentication failed: munge: %s",
-                  munge_ctx_strerror (ctx) ? munge_ctx_strerror (ctx)
-                                           : munge_strerror (e));
+                   munge_ctx_strerror (ctx) ? munge_ctx_strerror (ctx)
+                                            : munge_strerror (e));
         errno = EPERM;
         return -1;
     }

@@ -79,7 +79,7 @@ json_t *control_request_parse (const char *body,
     }
     if (json_unpack (req, "{s:s}", "op", op) < 0) {
         errprintf (errtext,
-                  "malformed request: no \"op\" string in the object");
+                   "malformed request: no \"op\" string in the object");
         json_decref (req);
         return NULL;
     }

@@ -124,8 +124,10 @@ set_path (json_t *attrs, char *path, json_t *v, jobtap_host_error_t *err)
         json_t *next;
         *dot = '\0';
         if ((next = json_object_get (o, part)) && !json_is_object (next)) {
-            errprintf (err, "system.%s is not an object (an earlier --setattr set it)",
-                 path);
+            errprintf (err,
+                       "system.%s is not an object (an earlier --setattr "
+                       "set it)",
+                       path);
             *dot = '.';
             goto fail;
         }
@@ -169,13 +171,15 @@ int jobspec_setattr_add (json_t *attrs,
     if (!key)
         return errprintf (err, "out of memory");
     if (!(path = system_path (key))) {
-        errprintf (err, "only system attributes (system.KEY, or KEY) reach the "
-             "jobspec of a Slurm job");
+        errprintf (err, "only system attributes (system.KEY, or KEY) reach "
+                        "the jobspec of a Slurm job");
         goto done;
     }
     if (path[0] && jobspec_setattr_reserved (path, &option)) {
-        errprintf (err, "attributes.system.%.*s is the Slurm job's own: set it with %s",
-             (int)strcspn (path, "."), path, option);
+        errprintf (err,
+                   "attributes.system.%.*s is the Slurm job's own: set it "
+                   "with %s",
+                   (int)strcspn (path, "."), path, option);
         goto done;
     }
     if (from_file && !eq) {
@@ -207,7 +211,7 @@ char *jobspec_setattr_encode (const json_t *attrs, jobtap_host_error_t *err)
     if (n > JOBSPEC_SETATTR_MAX) {
         free (s);
         errprintf (err, "the attributes take %zu bytes, more than %d", n,
-             JOBSPEC_SETATTR_MAX);
+                   JOBSPEC_SETATTR_MAX);
         return NULL;
     }
     json_dumpb (attrs, s, n, flags);

@@ -93,7 +93,7 @@ int array_task_record_id (const char *text,
     unsigned long long v = strtoull (out, &end, 10);
     if (rc != 0 || errno || end == out || *end) {
         errprintf (err, "squeue does not know job %s%s%s", text,
-                  out[0] ? ": " : "", out);
+                   out[0] ? ": " : "", out);
         return -1;
     }
     *id = v;

@@ -28,7 +28,7 @@ static int set_path (json_t *conf,
         size_t len = (size_t)((dot ? dot : end) - part);
         if (len == 0) {
             errprintf (err, "%.*s has an empty key part", (int)keylen,
-                      key);
+                       key);
             goto fail;
         }
         if (!dot) {
@@ -48,7 +48,7 @@ static int set_path (json_t *conf,
         }
         else if (!json_is_object (next)) {
             errprintf (err, "%.*s: %.*s is not an object",
-                      (int)keylen, key, (int)(dot - key), key);
+                       (int)keylen, key, (int)(dot - key), key);
             goto fail;
         }
         o = next;

@@ -118,7 +118,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
     json_t *req = control_request_parse (body, len, &op, &errnum, &errtext);
     if (!req) {
-        if (errnum != EPROTO || strncmp (errtext.text, "malformed request: ", 19))
+        if (errnum != EPROTO
+            || strncmp (errtext.text, "malformed request: ", 19))
             fail ("parse error", errtext.text);
         return 0;
     }

@@ -145,7 +145,8 @@ static void test_proto (void)
     ok (control_request_parse ("{\"op\":", 6, &op, &errnum, &errtext) == NULL
             && errnum == EPROTO,
         "parse: malformed JSON is EPROTO");
-    like (errtext.text, "^malformed request: ", "... \"malformed request: ...\"");
+    like (errtext.text, "^malformed request: ",
+          "... \"malformed request: ...\"");
     ok (control_request_parse ("[1]", 3, &op, &errnum, &errtext) == NULL
             && errnum == EPROTO,
         "parse: not an object is EPROTO (%s)", errtext.text);

@@ -69,10 +69,13 @@ static void test_open_without_munged (void)
 
     ok (ctx != NULL, "a munge context for any socket path");
     errno = 0;
-    ok (control_munge_open (ctx, "[1]", 3, &req, &uid, &errtext) < 0 && errno == EPROTO,
+    ok (control_munge_open (ctx, "[1]", 3, &req, &uid, &errtext) < 0
+            && errno == EPROTO,
         "a frame that is no object: EPROTO (%s)", errtext.text);
     errno = 0;
-    ok (control_munge_open (ctx, "{\"op\":\"list\"}", 13, &req, &uid, &errtext) < 0 && errno == EPERM,
+    ok (control_munge_open (ctx, "{\"op\":\"list\"}", 13, &req, &uid,
+                            &errtext) < 0
+            && errno == EPERM,
         "a frame without a credential: EPERM");
     is (errtext.text, "authentication failed: a request over TCP must be sealed "
                  "in a munge credential", "... and says what is missing");
@@ -80,7 +83,8 @@ static void test_open_without_munged (void)
     ok (control_munge_open (ctx, "{\"munge\":\"MUNGE:junk\"}", 22, &req, &uid,
                             &errtext) < 0 && errno == EPERM,
         "a credential munged cannot check: EPERM");
-    like (errtext.text, "^authentication failed: munge: ", "... with munge's reason (%s)",
+    like (errtext.text, "^authentication failed: munge: ",
+          "... with munge's reason (%s)",
           errtext.text);
     control_munge_ctx_destroy (ctx);
 
@@ -91,16 +95,19 @@ static void test_open_without_munged (void)
     json_object_set_new (big, "x", json_string (pad));
     free (pad);
     errno = 0;
-    ok (control_munge_seal (big, "/nonexistent/munge.sock", &errtext) == NULL && errno == EMSGSIZE,
+    ok (control_munge_seal (big, "/nonexistent/munge.sock", &errtext) == NULL
+            && errno == EMSGSIZE,
         "seal: a request over the TCP limit is refused before munge");
     like (errtext.text, "^request of [0-9]+ bytes is larger than the limit of "
                    "524288 bytes over TCP$", "... saying the limit");
     json_decref (big);
     json_t *small = json_pack ("{s:s}", "op", "list");
     errno = 0;
-    ok (control_munge_seal (small, "/nonexistent/munge.sock", &errtext) == NULL && errno == EPERM,
+    ok (control_munge_seal (small, "/nonexistent/munge.sock", &errtext) == NULL
+            && errno == EPERM,
         "seal with no munged: EPERM");
-    like (errtext.text, "^munge: ", "... with munge's reason (%s)", errtext.text);
+    like (errtext.text, "^munge: ", "... with munge's reason (%s)",
+          errtext.text);
     json_decref (small);
 }
 
