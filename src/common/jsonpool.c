@@ -106,6 +106,7 @@ struct cache {
     unsigned scope_depth; /* scopes open on this thread */
     bool armed;           /* exit_key set: cache_flush runs at exit */
 };
+/* Per thread: jansson calls its allocator hooks with no context. */
 static __thread struct cache cache;
 
 static void pool_lock (void)

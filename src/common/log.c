@@ -8,6 +8,7 @@
 
 #include "log.h"
 
+/* Process-wide, as the runtime they guard and log for is (host.h). */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static __thread int depth; /* this thread's holds of the lock */
 static int waiters;         /* threads blocked in runtime_lock (atomic) */

@@ -5,6 +5,7 @@
 
 #include "write_scope.h"
 
+/* Per thread: the runtime's ops, which reach actions.c, carry no scope. */
 static __thread struct write_scope *innermost;
 
 void write_scope_enter (struct write_scope *s)

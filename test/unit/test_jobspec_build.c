@@ -125,7 +125,7 @@ static void test_shapes (void)
     json_decref (c);
 }
 
-/* Issue 19's wider map: memory, node ranges, time_min, mail, output,
+/* The wider map: memory, node ranges, time_min, mail, output,
  * admin comment, TRES beyond GPUs, kinds of exclusive. */
 static void test_wider (void)
 {

@@ -490,7 +490,7 @@ static void test_updates_from_desc (void)
     json_decref (u);
 }
 
-/* Issue 19's wider map read at submit and from the record alike. */
+/* The wider map read at submit and from the record alike. */
 static void test_wider (void)
 {
     job_desc_msg_t d;
