@@ -285,18 +285,12 @@ const char *out_errmsg (flux_plugin_arg_t *args)
     return s;
 }
 
-struct dispatch *dispatch_create (void)
+void dispatch_clear (struct runtime *rt)
 {
-    return calloc (1, sizeof (struct dispatch));
-}
+    struct dispatch *d = rt->dispatch;
 
-void dispatch_destroy (struct runtime *rt)
-{
-    if (rt->dispatch) {
-        free (rt->dispatch->stack);
-        free (rt->dispatch);
-        rt->dispatch = NULL;
-    }
+    free (d->stack);
+    memset (d, 0, sizeof (*d));
 }
 
 void dispatch_stack_aux_gone (struct runtime *rt, struct jt_plugin *jt)

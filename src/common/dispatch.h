@@ -35,9 +35,9 @@ struct dispatch {
     struct topic_answer topic_cache[TOPIC_CACHE];
 };
 
-/* Empty, or NULL (ENOMEM); destroy lets go of the stack's memory. */
-struct dispatch *dispatch_create (void);
-void dispatch_destroy (struct runtime *rt);
+/* Let go of the stack's memory (the runtime's end): empty again.  A
+ * zeroed struct dispatch is an empty one. */
+void dispatch_clear (struct runtime *rt);
 
 int stack_push (struct job *job);
 void stack_pop (struct runtime *rt);

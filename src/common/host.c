@@ -59,41 +59,24 @@ static void symbols_global (void)
         dlclose (self); /* the scope stays global; this only drops our ref */
 }
 
-static void runtime_parts_destroy (struct runtime *rt)
-{
-    if (rt->compact_memo)
-        compact_memo_clear (rt->compact_memo);
-    free (rt->compact_memo);
-    rt->compact_memo = NULL;
-    dispatch_destroy (rt);
-    job_table_destroy (rt);
-    flux_handle_destroy (rt->h);
-    rt->h = NULL;
-}
-
-/* The process's one runtime and the scheduler's actions it calls (none
- * until jobtap_host_init copies the host's): the host API is
- * process-wide, as Slurm's plugin API is. */
+/* The process's one runtime, its modules' state and the scheduler's
+ * actions it calls (none until jobtap_host_init copies the host's): the
+ * host API is process-wide, as Slurm's plugin API is.  Zeroed state is
+ * empty state, so the runtime is whole before init and after fini. */
 static struct jobtap_host_ops host_ops;
-static struct runtime instance = {.ops = &host_ops};
+static struct job_table jobs;
+static struct dispatch dispatch;
+static struct compact_memo compact_memo;
+static struct runtime instance = {
+    .ops = &host_ops,
+    .jobs = &jobs,
+    .dispatch = &dispatch,
+    .compact_memo = &compact_memo,
+};
 
 struct runtime *host_runtime (void)
 {
     return &instance;
-}
-
-/* The modules' state of a runtime about to be used; 0 or -1 (ENOMEM). */
-static int runtime_parts_create (struct runtime *rt)
-{
-    if (!(rt->h = flux_handle_create (rt))
-        || !(rt->jobs = job_table_create ())
-        || !(rt->dispatch = dispatch_create ())
-        || !(rt->compact_memo = calloc (1, sizeof (*rt->compact_memo)))) {
-        runtime_parts_destroy (rt);
-        errno = ENOMEM;
-        return -1;
-    }
-    return 0;
 }
 
 int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
@@ -101,8 +84,9 @@ int jobtap_host_init (const struct jobtap_host_ops *ops, void *arg)
     struct runtime *rt = host_runtime ();
     runtime_lock ();
     if (rt->refcount == 0) {
-        if (runtime_parts_create (rt) < 0) {
+        if (!(rt->h = flux_handle_create (rt))) {
             runtime_unlock ();
+            errno = ENOMEM;
             return -1;
         }
         symbols_global ();
@@ -134,10 +118,13 @@ void jobtap_host_fini (void)
         jobtap_json_pool_log_stats ();
         conf_release (rt);
         json_decref (rt->inactive_order);
-        runtime_parts_destroy (rt);
-        memset (rt, 0, sizeof (*rt));
+        compact_memo_clear (rt->compact_memo);
+        dispatch_clear (rt);
+        flux_handle_destroy (rt->h);
         memset (&host_ops, 0, sizeof (host_ops));
-        rt->ops = &host_ops;
+        *rt = (struct runtime){.ops = &host_ops, .jobs = &jobs,
+                               .dispatch = &dispatch,
+                               .compact_memo = &compact_memo};
         runtime_log_sink (NULL, NULL);
     }
     runtime_unlock ();

@@ -372,20 +372,6 @@ void jobs_free_all (struct runtime *rt)
     rt->jobs->nbuckets = rt->jobs->njobs = 0;
 }
 
-struct job_table *job_table_create (void)
-{
-    return calloc (1, sizeof (struct job_table));
-}
-
-void job_table_destroy (struct runtime *rt)
-{
-    if (rt->jobs) {
-        jobs_free_all (rt);
-        free (rt->jobs);
-        rt->jobs = NULL;
-    }
-}
-
 /* --- jobs --------------------------------------------------------------- */
 
 void job_annotations_merge (struct job *job, json_t *annotations)

@@ -196,11 +196,9 @@ void snapshot_free (struct job **v, int n);
 /* Remove from the table and drop the table's reference (the caller
  * forgets it in the store first: store_forget). */
 void job_forget (struct job *job);
-/* Drop every job (runtime fini). */
+/* Drop every job (runtime fini): the table is empty again.  A zeroed
+ * struct job_table is an empty one. */
 void jobs_free_all (struct runtime *rt);
-/* The runtime's job table: empty, or NULL (ENOMEM); freed with its jobs. */
-struct job_table *job_table_create (void);
-void job_table_destroy (struct runtime *rt);
 
 /* The hot ring: the job whose slot the next job_hot_enter takes (its
  * tree is then to be compacted: job_hot_leave), or NULL; enter (no-op if

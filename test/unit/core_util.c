@@ -149,19 +149,19 @@ void core_trace_cancel (uint64_t id,
 void core_runtime_init (struct runtime *rt, struct jobtap_host_ops *ops)
 {
     static struct jobtap_host_ops none;
+    static struct job_table jobs;
+    static struct dispatch dispatch;
+    static struct compact_memo memo;
 
     rt->ops = ops ? ops : &none;
-    if (!(rt->jobs = job_table_create ()) || !(rt->dispatch = dispatch_create ())
-        || !(rt->compact_memo = calloc (1, sizeof (*rt->compact_memo))))
-        bail_out ("core_runtime_init: out of memory");
+    rt->jobs = &jobs;
+    rt->dispatch = &dispatch;
+    rt->compact_memo = &memo;
 }
 
 void core_runtime_fini (struct runtime *rt)
 {
-    job_table_destroy (rt);
-    dispatch_destroy (rt);
-    if (rt->compact_memo)
-        compact_memo_clear (rt->compact_memo);
-    free (rt->compact_memo);
-    rt->compact_memo = NULL;
+    jobs_free_all (rt);
+    dispatch_clear (rt);
+    compact_memo_clear (rt->compact_memo);
 }

@@ -9,11 +9,11 @@
 struct runtime;
 struct job;
 
-/* A runtime of the test's own (not the process's, host_runtime): the
- * modules' state made, as jobtap_host_init makes it, and the host's
- * actions those of 'ops' (held: the test may change them as it goes;
- * NULL: none).  Bails out on failure.  core_runtime_fini frees its jobs
- * and that state. */
+/* A runtime of the test's own (not the process's, host_runtime), one per
+ * test program: the modules' state as host.c gives it (static, empty),
+ * and the host's actions those of 'ops' (held: the test may change them
+ * as it goes; NULL: none).  core_runtime_fini frees its jobs and what
+ * that state holds. */
 struct jobtap_host_ops;
 void core_runtime_init (struct runtime *rt, struct jobtap_host_ops *ops);
 void core_runtime_fini (struct runtime *rt);
