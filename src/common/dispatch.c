@@ -104,7 +104,6 @@ int args_jobspec_lazy (flux_plugin_arg_t *args, struct job *job)
     return 0;
 }
 
-
 /* A callback's args: IN with the job's fields and those of 'extra' (may
  * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
  * the plugin reads it: most callbacks after submit (priority, state

@@ -147,7 +147,6 @@ void job_decref (struct job *job)
     }
 }
 
-
 struct job *job_create (struct runtime *rt,
                         json_t *jobspec,
                                uint32_t userid,
@@ -177,7 +176,6 @@ struct job *job_create (struct runtime *rt,
     job->jobspec = spec; /* a new job: not resting, so not in the hot ring */
     return job;
 }
-
 
 bool queue_has (struct job *job, int kind)
 {
@@ -353,7 +351,6 @@ json_t *jobspec_redacted (json_t *jobspec)
                      "environment");
     return copy;
 }
-
 
 /* --- lifecycle --------------------------------------------------------- */
 

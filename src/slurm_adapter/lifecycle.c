@@ -4,11 +4,10 @@
  *
  * This file holds the entry points all three plugins share (adapter.h):
  * init, fini and reconfigure, on the process's one adapter context
- * (instance.h). The work is
- * in the modules docs/architecture.md draws (Slurm's hooks, the agent
- * thread that takes slurmctld's locks, binding, the decisions' actions,
- * arrays and hetjobs, the kept state, the control socket, jobspecs), each
- * named in its own header. */
+ * (instance.h). The work is in the modules docs/architecture.md draws
+ * (Slurm's hooks, the agent thread that takes slurmctld's locks, binding,
+ * the decisions' actions, arrays and hetjobs, the kept state, the control
+ * socket, jobspecs), each named in its own header. */
 #include <config.h>
 
 #include <pthread.h>
