@@ -94,14 +94,18 @@ static void args_job_release (void *arg)
     job_decref (arg);
 }
 
-int args_jobspec_lazy (flux_plugin_arg_t *args, struct job *job)
+flux_plugin_arg_t *args_with_jobspec (flux_plugin_arg_t *args,
+                                      struct job *job)
 {
+    if (!args)
+        return NULL;
     if (plugin_arg_set_lazy (args, "jobspec", args_jobspec, args_job_release,
                              job_incref (job)) < 0) {
         job_decref (job);
-        return -1;
+        flux_plugin_arg_destroy (args);
+        return NULL;
     }
-    return 0;
+    return args;
 }
 
 /* A callback's args: IN with the job's fields and those of 'extra' (may
@@ -136,13 +140,7 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
     }
     args = plugin_arg_create_with (in, out ? out : json_object ());
     jobtap_host_json_pool_end ();
-    if (!args)
-        return NULL;
-    if (args_jobspec_lazy (args, job) < 0) {
-        flux_plugin_arg_destroy (args);
-        return NULL;
-    }
-    return args;
+    return args_with_jobspec (args, job);
 }
 
 /* After a callback that asked for jobspec updates: the args let go of

@@ -59,9 +59,11 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
                                         json_t *extra,
                                         json_t *out);
 flux_plugin_arg_t *job_args_create (struct job *job);
-/* Give args a "jobspec" IN field built from the job's only when read
- * (holds a reference to the job).  0, or -1 (out of memory). */
-int args_jobspec_lazy (flux_plugin_arg_t *args, struct job *job);
+/* args (taken; NULL passes through) with a "jobspec" IN field built
+ * from the job's only when read (holding a reference to the job), or
+ * NULL (out of memory: args destroyed). */
+flux_plugin_arg_t *args_with_jobspec (flux_plugin_arg_t *args,
+                                      struct job *job);
 /* After a callback that asked for jobspec updates: the args let go of
  * the jobspec they hold, so the update can change it in place and a later
  * plugin of the stack reads it updated, as in Flux. */

@@ -88,13 +88,7 @@ flux_plugin_arg_t *pass_priority_args (struct job *job,
     flux_plugin_arg_t *args =
         plugin_arg_create_with (json_incref (rt->pass_in),
                                 json_incref (rt->pass_out));
-    if (!args)
-        return NULL;
-    if (args_jobspec_lazy (args, job) < 0) {
-        flux_plugin_arg_destroy (args);
-        return NULL;
-    }
-    return args;
+    return args_with_jobspec (args, job);
 }
 
 void pass_args_free (struct runtime *rt)
