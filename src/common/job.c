@@ -127,10 +127,7 @@ void job_decref (struct job *job)
         json_decref (job->jobspec);
         free (job->jobspec_text);
         json_decref (job->eventlog);
-        if (job->store_pending) {
-            strbuf_free (job->store_pending);
-            free (job->store_pending);
-        }
+        strbuf_destroy (job->store_pending);
         json_decref (job->end_event);
         json_decref (job->R);
         json_decref (job->annotations);

@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "host_error.h"
 #include "compact.h"
 #include "host.h"
+#include "host_error.h"
 #include "job.h"
 #include "log.h"
 #include "runtime.h"
@@ -193,7 +193,8 @@ void store_record_event (struct job *job, struct event *ev)
         }
         else if (ev->kind != EV_SUBMIT)
             put_submit (b, job); /* submitted before the store opened */
-        store_job_release (job);
+        strbuf_destroy (job->store_pending);
+        job->store_pending = NULL;
         job->store_started = true;
     }
     else
@@ -214,13 +215,6 @@ void store_forget_job (struct job *job)
 void store_mark_kept (struct job *job)
 {
     job->store_started = true;
-}
-
-void store_job_release_pending (struct job *job)
-{
-    strbuf_free (job->store_pending);
-    free (job->store_pending);
-    job->store_pending = NULL;
 }
 
 json_t *store_take_kept (struct runtime *rt, flux_jobid_t id)

@@ -20,9 +20,11 @@
  *
  * Recording costs one entry's text per event, in a buffer the host's
  * store_flush writes with one write() (a provisional job's entries wait
- * in the job until it is bound).  Called by event.c, submit.c, job.c
- * (recording), host.c and restore.c (open, flush, the kept jobs); calls
- * store_file.c (the files), compact.c and log.c.  Without an open store every call is a no-op. */
+ * in the job until it is bound, job.c frees them with the job).  Called
+ * by event.c and submit.c (recording), host.c (forgetting a purged job;
+ * open, flush) and restore.c (the kept jobs); calls store_file.c (the
+ * files, the strbuf), compact.c and log.c.  Without an open store every
+ * call is a no-op. */
 #ifndef JOBTAP_STORE_H
 #define JOBTAP_STORE_H
 #include <stdbool.h>
@@ -46,7 +48,7 @@ int store_open (struct runtime *rt, const char *dir, jobtap_host_error_t *err);
 void store_close (struct runtime *rt);
 
 /* An event was applied to job (event.c), or the job was forgotten
- * (job.c).  Inline checks, so a runtime without a store (jobtap-run,
+ * (host.c, before the table drops it).  Inline checks, so a runtime without a store (jobtap-run,
  * the benchmarks) pays a load and a branch per event. */
 void store_record_event (struct job *job, struct event *ev);
 void store_forget_job (struct job *job);
@@ -63,13 +65,6 @@ static inline void store_forget (struct job *job)
 /* The job's entries as the store would write them (restore.c: the
  * history of a job restored from the store is already kept). */
 void store_mark_kept (struct job *job);
-/* Free what a job holds for the store (job.c, when it is freed). */
-void store_job_release_pending (struct job *job);
-static inline void store_job_release (struct job *job)
-{
-    if (job->store_pending)
-        store_job_release_pending (job);
-}
 
 /* The kept eventlog of job id (a new reference, taken out of the kept
  * set), or NULL. */

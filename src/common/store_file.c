@@ -63,6 +63,14 @@ void strbuf_free (struct strbuf *b)
     memset (b, 0, sizeof (*b));
 }
 
+void strbuf_destroy (struct strbuf *b)
+{
+    if (b) {
+        free (b->data);
+        free (b);
+    }
+}
+
 void strbuf_put_u64 (struct strbuf *b, uint64_t v)
 {
     char tmp[24], *p = tmp + sizeof (tmp);

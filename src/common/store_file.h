@@ -20,6 +20,8 @@ void strbuf_put (struct strbuf *b, const char *s, size_t n);
 void strbuf_puts (struct strbuf *b, const char *s);
 void strbuf_put_u64 (struct strbuf *b, uint64_t v);
 void strbuf_free (struct strbuf *b);
+/* strbuf_free and free of a malloc'd strbuf (NULL: nothing). */
+void strbuf_destroy (struct strbuf *b);
 /* Room for n more bytes (and the NUL): where to write them, then
  * strbuf_wrote with how many were; NULL if it cannot grow. */
 char *strbuf_room (struct strbuf *b, size_t n);
