@@ -17,8 +17,8 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
-#include "host_error.h"
 #include "compact.h"
+#include "host_error.h"
 #include "jobtap_conf.h"
 #include "dispatch.h"
 #include "event.h"
@@ -67,12 +67,13 @@ static struct jobtap_host_ops host_ops;
 static struct job_table jobs;
 static struct dispatch dispatch;
 static struct compact_memo compact_memo;
-static struct runtime instance = {
-    .ops = &host_ops,
-    .jobs = &jobs,
-    .dispatch = &dispatch,
-    .compact_memo = &compact_memo,
-};
+/* The runtime before init, and what fini puts back. */
+#define RUNTIME_AT_REST                                                        \
+    {                                                                          \
+        .ops = &host_ops, .jobs = &jobs, .dispatch = &dispatch,                \
+        .compact_memo = &compact_memo,                                         \
+    }
+static struct runtime instance = RUNTIME_AT_REST;
 
 struct runtime *host_runtime (void)
 {
@@ -122,9 +123,7 @@ void jobtap_host_fini (void)
         dispatch_clear (rt);
         flux_handle_destroy (rt->h);
         memset (&host_ops, 0, sizeof (host_ops));
-        *rt = (struct runtime){.ops = &host_ops, .jobs = &jobs,
-                               .dispatch = &dispatch,
-                               .compact_memo = &compact_memo};
+        *rt = (struct runtime)RUNTIME_AT_REST;
         runtime_log_sink (NULL, NULL);
     }
     runtime_unlock ();
