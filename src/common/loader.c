@@ -1,4 +1,4 @@
-/* Loading and removing jobtap plugins (plugins.h). */
+/* Loading and removing jobtap plugins (loader.h). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -12,11 +12,11 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
-#include "host_error.h"
 #include "builtins.h"
 #include "dispatch.h"
 #include "event.h"
 #include "host.h"
+#include "host_error.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"

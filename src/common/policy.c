@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_error.h"
 #include "fsd.h"
+#include "host_error.h"
 #include "log.h"
 #include "policy.h"
 

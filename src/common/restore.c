@@ -22,10 +22,10 @@
 #include <flux/core.h>
 #include <flux/jobtap.h>
 
-#include "host_error.h"
 #include "dispatch.h"
 #include "event.h"
 #include "host.h"
+#include "host_error.h"
 #include "job.h"
 #include "jtplugin.h"
 #include "log.h"

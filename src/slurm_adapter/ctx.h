@@ -3,8 +3,8 @@
  * Each member belongs to the module named beside it; other modules use it
  * through that module's functions. The modules' state is behind pointers
  * to their types, so this header includes none of theirs. The one
- * instance (instance.c) is reached only by the Slurm entry points
- * (instance.h). */
+ * instance (defined in lifecycle.c) is reached only by the Slurm entry
+ * points (instance.h). */
 #ifndef SLURM_JOBTAP_ADAPTER_CTX_H
 #define SLURM_JOBTAP_ADAPTER_CTX_H
 
