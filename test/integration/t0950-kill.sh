@@ -129,11 +129,6 @@ ctld_pid() {
 	[ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = slurmctld ] || pid=${CLUSTER_PIDS[1]}
 	echo "$pid"
 }
-ctld_start() {
-	(cluster_exec_dumpable /usr/sbin/slurmctld -D -f "$SLURM_CONF") >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
-	CLUSTER_PIDS[1]=$!
-	echo "$!" >"$CLUSTER_DIR/run/slurmctld.pid"
-}
 lines_now() { wc -l <"$ctld_log"; }
 log_since() { tail -n +$(($1 + 1)) "$ctld_log"; }
 out_lines() { wc -l <"$CLUSTER_DIR/log/slurmctld.out" 2>/dev/null || echo 0; }
@@ -163,7 +158,7 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 	marker=$(lines_now) out_marker=$(out_lines)
 	if [ $((round % 5)) = 0 ]; then
 		cp "$W/broken.conf" "$conf"
-		ctld_start
+		cluster_spawn_slurmctld
 		if _cluster_wait_exit "${CLUSTER_PIDS[1]}" 30; then
 			ok 0 "round $round: with jobtap.conf broken, slurmctld refuses to start"
 		else
@@ -177,7 +172,7 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 		cp "$W/good.conf" "$conf"
 		marker=$(lines_now)
 	fi
-	ctld_start
+	cluster_spawn_slurmctld
 	started=$SECONDS
 	# (some 4000 jobs by the last rounds, and in scripts/test another
 	# release's tests beside it: a restart can take a while)

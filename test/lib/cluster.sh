@@ -440,6 +440,15 @@ cluster_ctld_pid() {
 	echo "${CLUSTER_PIDS[1]}"
 }
 
+# Start slurmctld again in the foreground of a background job, its output
+# appended to slurmctld.out, and remember its pid (for a test that stopped
+# it: cluster_restart_slurmctld, t0950's kills).
+cluster_spawn_slurmctld() {
+	(cluster_exec_dumpable /usr/sbin/slurmctld -D -f "$SLURM_CONF") >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
+	CLUSTER_PIDS[1]=$!
+	echo "$!" >"$CLUSTER_DIR/run/slurmctld.pid"
+}
+
 # Restart slurmctld only (state is kept), e.g. to test recovery; --kill:
 # with SIGKILL, as a crash would.
 cluster_restart_slurmctld() {
@@ -448,9 +457,7 @@ cluster_restart_slurmctld() {
 	kill -s "$signal" "$pid" 2>/dev/null
 	_cluster_wait_exit "$pid" 20
 	mv "$CLUSTER_DIR/log/slurmctld.out" "$CLUSTER_DIR/log/slurmctld.out.1" 2>/dev/null
-	(cluster_exec_dumpable /usr/sbin/slurmctld -D -f "$SLURM_CONF") >"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
-	CLUSTER_PIDS[1]=$!
-	echo "$!" >"$CLUSTER_DIR/run/slurmctld.pid"
+	cluster_spawn_slurmctld
 	cluster_wait_for 30 _cluster_node_idle_or_busy
 }
 
