@@ -240,6 +240,7 @@ int ljson_convert (lua_State *L, int idx, struct tojson_ctx *c)
 json_t *ljson_check (lua_State *L, int idx)
 {
     struct tojson_ctx c = { .o = NULL };
+    luaL_checkstack (L, 3, "converting to JSON");
     if (ljson_convert (L, idx, &c) < 0)
         lua_error (L);
     return c.o;
@@ -255,6 +256,10 @@ int ljson_copy (lua_State *from, int idx, lua_State *to)
 {
     struct tojson_ctx c = { .o = NULL, .lenient = true };
     int rc = 0;
+    if (!lua_checkstack (from, 3)) { /* no room for the conversion's call */
+        lua_newtable (to);
+        return -1;
+    }
     if (ljson_convert (from, idx, &c) < 0) { /* out of memory */
         lua_pop (from, 1);
         rc = -1;

@@ -47,7 +47,8 @@ void ljson_push_null (lua_State *L);
 
 /* Convert the value at idx in a protected call: 0, or -1 with the error
  * on L's stack and what was built freed.  c->o is the result (NULL for
- * a value a lenient conversion dropped). */
+ * a value a lenient conversion dropped).  L must have room for three
+ * more values (lua_checkstack). */
 int ljson_convert (lua_State *L, int idx, struct tojson_ctx *c);
 
 /* Convert the value at idx (a new reference); on error raises it in L

@@ -143,7 +143,8 @@ static int a_function (lua_State *S)
 static void build (struct reader *r)
 {
     lua_newtable (L);
-    while (r->left && lua_gettop (L) < 100) {
+    /* room for every value and for the conversions' own calls after */
+    while (r->left && lua_gettop (L) < 100 && lua_checkstack (L, 8)) {
         uint8_t op = take (r);
         switch (op % 12) {
         case 0:
