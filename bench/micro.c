@@ -38,6 +38,7 @@
 
 #include "jobspec.h"
 #include "jobspec_apply.h"
+#include "jobspec_fields.h"
 #endif
 
 static int quick;
@@ -57,9 +58,23 @@ static void op_log (int level, const char *msg, void *arg)
         fprintf (stderr, "bench-micro: runtime: %s\n", msg);
 }
 
+#ifdef BENCH_HAVE_JOBSPEC
+/* A resting job's jobspec from its saved fields, as the shim's. */
+static json_t *op_jobspec_rebuild (const void *source, size_t len, void *arg)
+{
+    (void)arg;
+    return jobspec_fields_build (source, len);
+}
+#endif
+
 /* The shim's callbacks queue actions for the agent; here they do nothing,
  * so what is timed is the runtime and the plugins. */
-static const struct jobtap_host_ops ops = {.log = op_log};
+static const struct jobtap_host_ops ops = {
+    .log = op_log,
+#ifdef BENCH_HAVE_JOBSPEC
+    .jobspec_rebuild = op_jobspec_rebuild,
+#endif
+};
 
 /* The jobspec the shim builds for the job of bench_desc_init; used as is
  * when the jobspec build is not linked. */
@@ -135,13 +150,23 @@ static int bench_apply_updates (json_t *updates)
 }
 #endif
 
-static json_t *build_spec (void)
+/* The jobspec, and with the jobspec build linked the fields it was built
+ * from (source may be NULL: not wanted). */
+static json_t *build_spec_sourced (void **source, size_t *len)
 {
 #ifdef BENCH_HAVE_JOBSPEC
-    return jobspec_from_desc_parts (&desc, &bench_parts);
+    return jobspec_from_desc_parts (&desc, &bench_parts, source, len);
 #else
+    if (source)
+        *source = NULL;
+    (void)len;
     return json_incref (the_spec);
 #endif
+}
+
+static json_t *build_spec (void)
+{
+    return build_spec_sourced (NULL, NULL);
 }
 
 static void apply_updates (json_t *updates)
@@ -185,7 +210,9 @@ static int start (const char *name, const char *plugins)
 /* One accepted submission as job_submit() makes it. */
 static uint64_t submit_one (void)
 {
-    json_t *spec = build_spec (), *updates = NULL;
+    void *source;
+    size_t source_len = 0;
+    json_t *spec = build_spec_sourced (&source, &source_len), *updates = NULL;
     jobtap_host_error_t err;
     uint64_t token = 0;
     if (jobtap_host_submit (spec, 1000, 16, 1.0, JOBTAP_SUBMIT_TAKE_JOBSPEC,
@@ -194,6 +221,8 @@ static uint64_t submit_one (void)
         fprintf (stderr, "bench-micro: rejected: %s\n", err.text);
         exit (1);
     }
+    if (source)
+        jobtap_host_submit_source (token, source, source_len);
     apply_updates (updates);
     json_decref (updates);
     return token;
@@ -427,6 +456,22 @@ int main (int argc, char **argv)
     size_t h0 = heap_used ();
     add_jobs (big);
     printf ("heap_per_job lua1 %d %.0f bytes\n", big,
+            (double)(heap_used () - h0) / big);
+    jobtap_host_fini ();
+    /* Jobs that came through a submission keep what it was built from
+     * rather than the jobspec's text (with the jobspec build linked). */
+    start ("c1", c1);
+    next_id = 1;
+    h0 = heap_used ();
+    for (int i = 0; i < big; i++) {
+        jobtap_host_error_t err;
+        if (jobtap_host_job_new (submit_one (), next_id++, 1000, 16, 1.0, NULL,
+                                 &err) < 0) {
+            fprintf (stderr, "bench-micro: job_new: %s\n", err.text);
+            exit (1);
+        }
+    }
+    printf ("heap_per_job c1-submitted %d %.0f bytes\n", big,
             (double)(heap_used () - h0) / big);
     jobtap_host_fini ();
     json_decref (the_spec);

@@ -95,10 +95,16 @@ struct job {
     int64_t priority;
     double t_submit;
     int state;
+    uint32_t spec_source_len;
     json_t *jobspec;          /* tree, or NULL while compacted (job_jobspec) */
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
+    void *spec_source;        /* spec.c: the host's recipe for the jobspec
+                                 (jobtap_host_submit_source), if any */
+    struct strbuf *spec_replay; /* spec.c: the updates applied since
+                                   creation, compact JSON one after another */
     int hot_slot;             /* 1 + index in the hot ring, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in the ring */
+    bool spec_replaced;       /* the jobspec was replaced whole since */
     json_t *eventlog;         /* only if the host keeps eventlogs */
     struct strbuf *store_pending; /* store.c: entries while provisional */
     bool store_started;       /* store.c: its history is being kept */

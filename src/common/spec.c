@@ -10,13 +10,38 @@
 #include "log.h"
 #include "runtime.h"
 #include "spec.h"
+#include "store_file.h"
 
-/* Keep only the text of a job's jobspec (made now if the tree changed). */
+/* The host's recipe and the updates since no longer give the tree (it
+ * was replaced, or an update failed part way): let them go. */
+static void spec_unsource (struct job *job)
+{
+    job->spec_replaced = true;
+    strbuf_destroy (job->spec_replay);
+    job->spec_replay = NULL;
+    free (job->spec_source);
+    job->spec_source = NULL;
+}
+
+/* Whether the host's recipe and the updates since give the job's tree. */
+static bool spec_rebuildable (struct job *job)
+{
+    return job->spec_source != NULL;
+}
+
+/* Keep only what gives the tree back: the host's recipe and the updates
+ * since, or else the tree's text (made now if the tree changed). */
 static void spec_compact (struct job *job)
 {
     job_hot_leave (job);
     if (!job->jobspec)
         return;
+    if (spec_rebuildable (job)) {
+        json_decref (job->jobspec);
+        job->jobspec = NULL;
+        return;
+    }
+    spec_unsource (job); /* from now on the text keeps it */
     if (!job->jobspec_text)
         job->jobspec_text = compact_dumps (job->rt->compact_memo, job->jobspec);
     if (job->jobspec_text) { /* else out of memory: keep the tree */
@@ -37,11 +62,57 @@ static void spec_hot_add (struct job *job)
     job_hot_enter (job);
 }
 
+static int apply_dotted (json_t *root, json_t *updates);
+
+/* The updates of the job's replay list applied to spec, in order; -1
+ * with e set if one cannot be read or applied. */
+static int spec_replay_apply (struct job *job, json_t *spec, json_error_t *e)
+{
+    const struct strbuf *b = job->spec_replay;
+    size_t off = 0;
+
+    while (b && off < b->len) {
+        /* one value at a time: e->position says where it ended */
+        json_t *u = json_loadb (b->data + off, b->len - off,
+                                JSON_DISABLE_EOF_CHECK, e);
+        int rc = u ? apply_dotted (spec, u) : -1;
+        json_decref (u);
+        if (rc < 0 || e->position <= 0)
+            return -1;
+        off += (size_t)e->position;
+    }
+    return 0;
+}
+
+/* The tree again from the host's recipe, and the updates applied since
+ * replayed in their order. */
+static json_t *spec_rebuild (struct job *job)
+{
+    struct runtime *rt = job->rt;
+    json_error_t e = { .text = "the host's recipe gave none" };
+    json_t *spec;
+
+    jobtap_host_json_pool_begin ();
+    spec = rt->ops->jobspec_rebuild (job->spec_source, job->spec_source_len,
+                                     rt->ops_arg);
+    if (spec && spec_replay_apply (job, spec, &e) < 0) {
+        json_decref (spec);
+        spec = NULL;
+    }
+    jobtap_host_json_pool_end ();
+    if (!spec)
+        runtime_log (LOG_ERR, "jobtap: job %ju: jobspec not rebuilt: %s",
+                     (uintmax_t)job->id, e.text);
+    return spec;
+}
+
 /* The job's jobspec tree (borrowed; incref it to hold it across anything
  * that may call plugins, which may push it out of the hot set). */
 json_t *job_jobspec (struct job *job)
 {
-    if (!job->jobspec && job->jobspec_text) {
+    if (!job->jobspec && spec_rebuildable (job))
+        job->jobspec = spec_rebuild (job);
+    else if (!job->jobspec && job->jobspec_text) {
         json_error_t e;
         jobtap_host_json_pool_begin ();
         job->jobspec = json_loads (job->jobspec_text, 0, &e);
@@ -59,8 +130,9 @@ json_t *job_jobspec (struct job *job)
     return job->jobspec;
 }
 
-/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL). */
-void job_set_jobspec (struct job *job, json_t *spec, char *text)
+/* The job's tree is now 'spec' (stolen) with 'text' (stolen, may be
+ * NULL). */
+static void spec_take (struct job *job, json_t *spec, char *text)
 {
     json_decref (job->jobspec);
     free (job->jobspec_text);
@@ -70,8 +142,26 @@ void job_set_jobspec (struct job *job, json_t *spec, char *text)
         spec_hot_add (job);
 }
 
-/* The job is past job.new: from now on keep its jobspec as text, now or,
- * with ops.compact_later, at the host's next jobtap_host_compact(). */
+void job_set_jobspec (struct job *job, json_t *spec, char *text)
+{
+    spec_unsource (job);
+    spec_take (job, spec, text);
+}
+
+void job_spec_source (struct job *job, void *data, size_t len)
+{
+    if (job->spec_replaced || job->spec_source || len > UINT32_MAX
+        || !job->rt->ops->jobspec_rebuild) {
+        free (data);
+        return;
+    }
+    job->spec_source = data;
+    job->spec_source_len = (uint32_t)len;
+}
+
+/* The job is past job.new: from now on keep only what gives its jobspec
+ * back (spec_compact), now or, with ops.compact_later, at the host's next
+ * jobtap_host_compact(). */
 void job_spec_rest (struct job *job)
 {
     struct runtime *rt = job->rt;
@@ -126,33 +216,24 @@ json_t *updates_own (struct job *job)
     return o;
 }
 
-/* The jobspec a job keeps: the caller's object itself (updates change in
- * place only what nobody else holds, own_object), or a copy without
- * attributes.system.environment, which plugins never see (Flux redacts
- * it too). New reference. */
-/* Apply dotted-key updates to a job's jobspec; a null value deletes the
- * key.  Objects along each updated path that someone else holds (a
- * callback's args, the submitter, a subtree shared between jobs, the
- * compaction memory) are copied, and keep showing what they showed (the
- * jobspec is unchanged during a callback); the others are changed in
+/* Apply dotted-key updates to root, which its caller owns; a null value
+ * deletes the key.  Objects along each updated path that someone else
+ * holds (a callback's args, the submitter, a subtree shared between jobs,
+ * the compaction memory) are copied, and keep showing what they showed
+ * (the jobspec is unchanged during a callback); the others are changed in
  * place.  Out of memory part way, the updates before stay applied. */
-static int spec_apply_pooled (struct job *job, json_t *updates)
+static int apply_dotted (json_t *root, json_t *updates)
 {
-    json_t *spec = job_jobspec (job);
-    json_t *root = spec ? own_object (spec) : NULL;
     const char *key;
     json_t *val;
-    int rc = -1;
 
-    if (!root)
-        return -1;
     json_object_foreach (updates, key, val) {
         char *path = strdup (key);
         char *saveptr = NULL;
         char *tok, *next;
         json_t *o = root;
         if (!path)
-            goto done;
+            return -1;
         tok = strtok_r (path, ".", &saveptr);
         while (tok && (next = strtok_r (NULL, ".", &saveptr))) {
             json_t *cur = json_object_get (o, tok);
@@ -161,7 +242,7 @@ static int spec_apply_pooled (struct job *job, json_t *updates)
                 json_decref (child); /* o's own: changed in place */
             else if (!child || json_object_set_new (o, tok, child) < 0) {
                 free (path);
-                goto done;
+                return -1;
             }
             o = child;
             tok = next;
@@ -174,9 +255,39 @@ static int spec_apply_pooled (struct job *job, json_t *updates)
         }
         free (path);
     }
-    rc = 0;
-done:
-    job_set_jobspec (job, root, NULL); /* the text kept at rest is stale */
+    return 0;
+}
+
+/* The updates in the job's list of those applied since its creation,
+ * which with the host's recipe give the tree back (spec_rebuild). */
+static void spec_replay_add (struct job *job, json_t *updates)
+{
+    struct strbuf *b = job->spec_replay;
+
+    if (job->spec_replaced)
+        return;
+    if (!b && !(b = job->spec_replay = calloc (1, sizeof (*b))))
+        goto nomem;
+    if (compact_append (NULL, updates, &b->data, &b->len, &b->cap) < 0)
+        goto nomem;
+    return;
+nomem:
+    spec_unsource (job);
+}
+
+static int spec_apply_pooled (struct job *job, json_t *updates)
+{
+    json_t *spec = job_jobspec (job);
+    json_t *root = spec ? own_object (spec) : NULL;
+    int rc;
+
+    if (!root)
+        return -1;
+    if ((rc = apply_dotted (root, updates)) == 0)
+        spec_replay_add (job, updates);
+    else
+        spec_unsource (job);
+    spec_take (job, root, NULL); /* the text kept at rest is stale */
     return rc;
 }
 

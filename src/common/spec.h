@@ -1,5 +1,6 @@
-/* Jobspec storage: a job's jobspec as a tree while plugins read it, as
- * compact text at rest (the SPEC_HOT most recently used trees stay), and
+/* Jobspec storage: a job's jobspec as a tree while plugins read it; at
+ * rest (the SPEC_HOT most recently used trees stay) as the host's recipe
+ * for it and the updates applied since, or else as compact text; and
  * changes to it: dotted-key updates, copied on write where someone else
  * holds the objects.  Called by the modules above job.c; calls job.c,
  * compact.c, jsonpool and log.c only. */
@@ -13,17 +14,23 @@ struct job;
 struct runtime;
 
 /* A job keeps the tree through submit and job.new, where plugins read it,
- * then only the text (job_spec_rest, never on the submit path).  A later
- * reader parses the text again; the SPEC_HOT (job.h) most recently parsed
- * or updated trees stay. */
+ * then only the host's recipe and the updates since, or the text
+ * (job_spec_rest, never on the submit path).  A later reader has the host
+ * build it again and the updates replayed, or parses the text again; the
+ * SPEC_HOT (job.h) most recently read or updated trees stay. */
 
 /* The job's jobspec tree (borrowed; incref it to hold it across anything
  * that may call plugins, which may push it out of the hot set). */
 json_t *job_jobspec (struct job *job);
-/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL). */
+/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL); the
+ * host's recipe no longer gives it. */
 void job_set_jobspec (struct job *job, json_t *spec, char *text);
-/* The job is past job.new: from now on keep its jobspec as text, now or,
- * with ops.compact_later, at spec_compact_resting. */
+/* The host's recipe for the jobspec the job was created with (steals
+ * 'data'; freed at once if the jobspec was replaced since, the job has
+ * one already, or the host cannot rebuild). */
+void job_spec_source (struct job *job, void *data, size_t len);
+/* The job is past job.new: from now on keep only what gives its jobspec
+ * back, now or, with ops.compact_later, at spec_compact_resting. */
 void job_spec_rest (struct job *job);
 void spec_compact_resting (struct runtime *rt);
 /* attributes.system.dependencies of the job's jobspec (new reference, so

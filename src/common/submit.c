@@ -227,6 +227,17 @@ static struct job *find_token (struct runtime *rt, uint64_t token)
     return job && job->token == token ? job : NULL;
 }
 
+void jobtap_host_submit_source (uint64_t token, void *source, size_t len)
+{
+    struct job *job;
+    runtime_lock ();
+    if ((job = find_token (host_runtime (), token)))
+        job_spec_source (job, source, len);
+    else
+        free (source);
+    runtime_unlock ();
+}
+
 void jobtap_host_submit_abort (uint64_t token)
 {
     struct job *job;

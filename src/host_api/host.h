@@ -124,6 +124,13 @@ struct jobtap_host_ops {
      * jobspecs of jobs past job.new are compacted there rather than at
      * once inside jobtap_host_job_new. */
     bool compact_later;
+
+    /* Optional: the jobspec the host made from 'source' (given with
+     * jobtap_host_submit_source), a new reference or NULL.  Called with
+     * the runtime lock held, on any thread, inside a JSON pool scope
+     * (jobtap_host_json_pool_begin): it must read nothing but the source
+     * and only build the tree. */
+    json_t *(*jobspec_rebuild) (const void *source, size_t len, void *arg);
 };
 
 /* --- Lifecycle --------------------------------------------------------- */
@@ -268,6 +275,15 @@ int jobtap_host_submit (json_t *jobspec,
                         json_t **updates,
                         uint64_t *token,
                         jobtap_host_error_t *err);
+
+/* How the host made the jobspec it gave jobtap_host_submit for 'token'
+ * (opaque to the runtime; malloc'd, taken, freed with free()).  With
+ * ops.jobspec_rebuild, a job at rest then keeps this source instead of its
+ * jobspec as text, and a later reader gets the jobspec back through
+ * ops.jobspec_rebuild plus the updates applied since, in order.  Ignored (and
+ * freed) for an unknown token, without ops.jobspec_rebuild, or once the
+ * job's jobspec was replaced whole. */
+void jobtap_host_submit_source (uint64_t token, void *source, size_t len);
 
 /* Drop a provisional job the scheduler refused or that was --test-only.
  * job.destroy runs, job.new never does.  Unknown tokens are ignored.
@@ -447,7 +463,8 @@ int jobtap_host_reprioritize_all (void);
  * other runtime operation. */
 int jobtap_host_reprioritize_all_yielding (void);
 
-/* Keep the jobspecs of jobs past job.new as compact text (with
+/* Let the jobspec trees of jobs past job.new go, keeping what gives them
+ * back: the source and the updates since, or compact text (with
  * ops.compact_later; a no-op otherwise).  Takes the runtime lock one job
  * at a time, so submissions are not held up behind a batch. */
 void jobtap_host_compact (void);

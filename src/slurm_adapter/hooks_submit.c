@@ -156,7 +156,12 @@ static int submit_hook (job_desc_msg_t *desc,
     if (take_jobtap_dependencies (desc, &taken, err_msg) < 0)
         return SLURM_ERROR;
     apply_policy_defaults (ctx, desc);
-    json_t *spec = jobspec_from_desc (desc);
+    /* the fields the jobspec is built from, unless jobtap's own
+     * dependencies are added to it after */
+    void *source = NULL;
+    size_t source_len = 0;
+    json_t *spec = jobspec_from_desc (
+        desc, json_array_size (taken) == 0 ? &source : NULL, &source_len);
     json_t *updates = NULL;
     uint64_t token = 0;
     int urgency = jobspec_urgency_from_desc (desc);
@@ -166,6 +171,7 @@ static int submit_hook (job_desc_msg_t *desc,
                   && add_dependencies (spec, taken) < 0)) {
         json_decref (spec);
         json_decref (taken);
+        free (source);
         *err_msg = xstrdup ("jobtap: out of memory");
         return SLURM_ERROR;
     }
@@ -181,10 +187,13 @@ static int submit_hook (job_desc_msg_t *desc,
     if (jobtap_host_submit (spec, desc->user_id, urgency, (double)time (NULL),
                             JOBTAP_SUBMIT_TAKE_JOBSPEC, &updates, &token,
                             &err) < 0) {
+        free (source);
         info ("jobtap: rejected a job of user %u: %s", desc->user_id, err.text);
         *err_msg = xstrdup (err.text);
         return SLURM_ERROR;
     }
+    if (source) /* at rest, the job keeps these fields, not the text */
+        jobtap_host_submit_source (token, source, source_len);
     if (updates && json_object_size (updates) > 0 &&
         jobspec_apply_updates (desc, NULL, updates, &err) < 0) {
         json_decref (updates);

@@ -21,6 +21,7 @@
 #include "host.h"
 #include "jobspec.h"
 #include "jobspec_build.h"
+#include "jobspec_fields.h"
 #include "jobspec_setattr.h"
 #include "slurm_compat.h"
 
@@ -258,7 +259,9 @@ static void merge_setattr (json_t *spec,
  * runtime's pool.  Not for records: a restart replays every job at once,
  * and the pool would keep that peak for good. */
 json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
-                                 const struct jobspec_partitions *parts)
+                                 const struct jobspec_partitions *parts,
+                                 void **source,
+                                 size_t *source_len)
 {
     struct jobspec_fields f;
     /* most requests carry no SPANK environment at all */
@@ -279,6 +282,9 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
     if (__builtin_expect (ignored.text[0] != '\0', 0))
         error ("jobtap: --setattr of a submission by uid %u: %s", desc->user_id,
                ignored.text);
+    if (source)
+        *source = spec && !setattr ? jobspec_fields_save (&f, source_len)
+                                   : NULL;
     if (mail_user)
         xfree (mail_user);
     return spec;

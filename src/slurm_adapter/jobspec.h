@@ -34,9 +34,15 @@ struct jobspec_partitions {
 
 /* The jobspec of a job being submitted (job_submit), with Slurm's defaults
  * for partition and time limit resolved through parts as slurmctld will
- * resolve them. New reference. */
+ * resolve them. New reference.  With 'source', *source is the fields it
+ * was built from, saved (jobspec_fields_save: malloc'd, *source_len
+ * bytes), for the runtime to build it again (jobtap_host_submit_source);
+ * NULL when the jobspec holds more than those fields (--setattr
+ * attributes) or out of memory. */
 json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
-                                 const struct jobspec_partitions *parts);
+                                 const struct jobspec_partitions *parts,
+                                 void **source,
+                                 size_t *source_len);
 
 /* The jobspec of an existing job. Needs the job read lock. */
 json_t *jobspec_from_record (const job_record_t *job);
@@ -88,13 +94,15 @@ static inline bool jobspec_slurmctld_time_limits (const char *name,
 
 /* jobspec_from_desc_parts with slurmctld's partitions: the partition read
  * lock is held in job_submit. */
-static inline json_t *jobspec_from_desc (const job_desc_msg_t *desc)
+static inline json_t *jobspec_from_desc (const job_desc_msg_t *desc,
+                                         void **source,
+                                         size_t *source_len)
 {
     const struct jobspec_partitions parts = {
         .default_name = jobspec_slurmctld_default_name,
         .time_limits = jobspec_slurmctld_time_limits,
     };
-    return jobspec_from_desc_parts (desc, &parts);
+    return jobspec_from_desc_parts (desc, &parts, source, source_len);
 }
 
 #endif

@@ -84,7 +84,7 @@ static const char *dump_at (json_t *o, const char *path)
 /* The value at a path of the jobspec of d, as text. */
 static const char *spec_at (const job_desc_msg_t *d, const char *path)
 {
-    return dump_at (jobspec_from_desc_parts (d, &parts), path);
+    return dump_at (jobspec_from_desc_parts (d, &parts, NULL, NULL), path);
 }
 
 static void desc_init (job_desc_msg_t *d)
@@ -100,7 +100,7 @@ static void test_defaults (void)
 
     desc_init (&d);
     lookups = 0;
-    is (dump (jobspec_from_desc_parts (&d, &parts)),
+    is (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)),
         "{\"attributes\":{\"system\":{\"duration\":7200.0,\"job\":{\"name\":"
         "\"job\"},\"queue\":\"debug\"}},\"resources\":[{\"count\":1,"
         "\"label\":\"task\",\"type\":\"slot\",\"with\":[{\"count\":1,"
@@ -271,7 +271,7 @@ static void test_record (void)
     det.nice = NICE_OFFSET - 3;
     det.dependency = "afterok:7(unfulfilled),afterok:8(unfulfilled)";
 
-    char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts)));
+    char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)));
     is (dump (jobspec_from_record (&j)), want,
         "a job record gives the jobspec of its job_desc");
     like (want, "\"nice\":-3", "(a negative nice)");
@@ -332,7 +332,7 @@ static void test_arrays (void)
 
     desc_init (&d);
     d.array_inx = "1-4%2";
-    like (dump (jobspec_from_desc_parts (&d, &parts)),
+    like (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)),
           "\"slurm\":\\{\"array\":\"1-4%2\"\\}",
           "sbatch --array=1-4%%2: attributes.system.slurm.array as given");
 
@@ -575,7 +575,7 @@ static void test_wider (void)
     j.mem_per_tres = "gres:gpu:100";
     det.argv = argv;
     det.argc = 1;
-    want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts)));
+    want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)));
     is (dump (jobspec_from_record (&j)), want,
         "the record gives the same jobspec");
     xfree (want);
@@ -670,7 +670,7 @@ static void test_setattr (void)
     det.nice = NICE_OFFSET;
     j.spank_job_env = env;
     j.spank_job_env_size = 2;
-    char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts)));
+    char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)));
     is (dump (jobspec_from_record (&j)), want,
         "the job record gives the same jobspec");
     xfree (want);

@@ -1,6 +1,6 @@
-/* spec.c: a job's jobspec as tree and text, the hot set, dotted-key
- * updates copied on write, redaction and dependencies, on a runtime made
- * here. */
+/* spec.c: a job's jobspec as tree and text, the host's recipe and the
+ * updates replayed on it, the hot set, dotted-key updates copied on write,
+ * redaction and dependencies, on a runtime made here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +11,7 @@
 #include "job.h"
 #include "runtime.h"
 #include "spec.h"
+#include "store_file.h"
 #include "core_util.h"
 #include "tap.h"
 
@@ -331,6 +332,139 @@ static void test_own (void)
     json_decref (o);
 }
 
+/* The host's recipe, as a test host makes it: the jobspec's text. */
+static int rebuilds;
+static json_t *rebuild_from_text (const void *source, size_t len, void *arg)
+{
+    (void)arg;
+    rebuilds++;
+    return json_loadb (source, len, 0, NULL);
+}
+
+static json_t *rebuild_fails (const void *source, size_t len, void *arg)
+{
+    (void)source;
+    (void)len;
+    (void)arg;
+    rebuilds++;
+    return NULL;
+}
+
+static struct job *job_sourced (json_t *spec)
+{
+    struct job *job = job_make (spec);
+    char *text = json_dumps (spec, JSON_COMPACT);
+    job_spec_source (job, text, strlen (text));
+    return job;
+}
+
+static int update (struct job *job, const char *text)
+{
+    json_t *u = json_loads (text, 0, NULL);
+    int rc = spec_apply_updates (job, u);
+    json_decref (u);
+    return rc;
+}
+
+static void test_source (void)
+{
+    json_t *spec = spec_sample ();
+    struct job *job;
+    json_t *want, *got;
+
+    ops.compact_later = false;
+    ops.jobspec_rebuild = rebuild_from_text;
+    rebuilds = 0;
+    job = job_sourced (spec);
+    ok (job->spec_source != NULL, "a job keeps the host's recipe");
+    /* the same key, then its parent whole, then the key again: replayed
+     * in another order, the parent would win */
+    ok (update (job, "{\"attributes.user.a.b\":1}") == 0
+            && update (job, "{\"attributes.user.a\":{\"c\":1}}") == 0
+            && update (job, "{\"attributes.user.a.b\":2,"
+                            "\"attributes.system.cwd\":null}") == 0,
+        "three updates applied");
+    want = json_deep_copy (job_jobspec (job));
+    is (job->spec_replay ? job->spec_replay->data : NULL,
+        "{\"attributes.user.a.b\":1}{\"attributes.user.a\":{\"c\":1}}"
+        "{\"attributes.user.a.b\":2,\"attributes.system.cwd\":null}",
+        "the updates are kept in order, as text");
+    job_spec_rest (job);
+    ok (job->jobspec == NULL && job->jobspec_text == NULL,
+        "at rest: neither tree nor text");
+    ok (job->spec_replay && job->spec_source,
+        "the recipe and the updates stay");
+    isint (rebuilds, 0, "nothing rebuilt yet");
+    got = job_jobspec (job);
+    isint (rebuilds, 1, "a reader has the host build it again");
+    ok (got && json_equal (got, want), "the updates replayed in their order");
+    ok (json_integer_value (get_path (got, "attributes.user.a.b")) == 2
+            && json_integer_value (get_path (got, "attributes.user.a.c")) == 1
+            && !get_path (got, "attributes.system.cwd"),
+        "a.b 2, a.c 1, cwd deleted");
+    ok (update (job, "{\"attributes.system.queue\":\"q\"}") == 0,
+        "an update after a rebuild");
+    json_object_set_new (get_path (want, "attributes.system"), "queue",
+                         json_string ("q"));
+    job_decref (job);
+
+    /* a fresh one, through the hot ring */
+    job = job_sourced (spec);
+    update (job, "{\"attributes.user.a.b\":1}");
+    update (job, "{\"attributes.user.a\":{\"c\":1}}");
+    update (job, "{\"attributes.user.a.b\":2,\"attributes.system.cwd\":null}");
+    update (job, "{\"attributes.system.queue\":\"q\"}");
+    job_spec_rest (job);
+    rebuilds = 0;
+    got = job_jobspec (job);
+    ok (got && json_equal (got, want) && rebuilds == 1,
+        "four updates, two of them on one key, rebuilt equal");
+    json_decref (want);
+    job_decref (job);
+
+    job = job_sourced (spec);
+    want = json_deep_copy (spec);
+    job_spec_rest (job);
+    ok (job->jobspec == NULL && job->spec_source && !job->spec_replay,
+        "no update: the recipe alone");
+    got = job_jobspec (job);
+    ok (got && json_equal (got, want), "and it gives the jobspec back");
+    json_decref (want);
+    job_decref (job);
+
+    job = job_sourced (spec);
+    job_set_jobspec (job, json_pack ("{s:i}", "version", 7), NULL);
+    ok (job->spec_source == NULL && job->spec_replaced,
+        "a jobspec replaced whole lets the recipe go");
+    job_spec_source (job, strdup ("{}"), 2);
+    ok (job->spec_source == NULL, "and a recipe given later is refused");
+    job_spec_rest (job);
+    ok (job->jobspec == NULL && job->jobspec_text
+            && !strcmp (job->jobspec_text, "{\"version\":7}"),
+        "such a job rests as text");
+    job_decref (job);
+
+    ops.jobspec_rebuild = NULL;
+    job = job_sourced (spec);
+    ok (job->spec_source == NULL, "a host that cannot rebuild gets no recipe kept");
+    update (job, "{\"attributes.user.x\":1}");
+    job_spec_rest (job);
+    ok (job->jobspec_text && !job->spec_replay,
+        "its job rests as text, the list of updates let go");
+    job_decref (job);
+
+    ops.jobspec_rebuild = rebuild_fails;
+    job = job_sourced (spec);
+    job_spec_rest (job);
+    rebuilds = 0;
+    ok (job_jobspec (job) == NULL && rebuilds == 1,
+        "a recipe the host cannot build again: no jobspec (logged)");
+    job_decref (job);
+
+    ops.jobspec_rebuild = NULL;
+    json_decref (spec);
+}
+
 int main (void)
 {
     core_runtime_init (&rt, &ops);
@@ -343,6 +477,7 @@ int main (void)
     test_redacted ();
     test_dependencies ();
     test_own ();
+    test_source ();
 
     core_runtime_fini (&rt);
     done_testing ();
