@@ -104,7 +104,8 @@ struct job {
                                    creation, compact JSON one after another */
     int hot_slot;             /* 1 + index in the hot ring, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in the ring */
-    bool spec_replaced;       /* the jobspec was replaced whole since */
+    bool spec_unreplayable;   /* spec_replay misses an update made since
+                                 the jobspec was given (spec.c) */
     json_t *eventlog;         /* only if the host keeps eventlogs */
     struct strbuf *store_pending; /* store.c: entries while provisional */
     bool store_started;       /* store.c: its history is being kept */

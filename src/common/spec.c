@@ -12,15 +12,21 @@
 #include "spec.h"
 #include "store_file.h"
 
-/* The host's recipe and the updates since no longer give the tree (it
- * was replaced, or an update failed part way): let them go. */
-static void spec_unsource (struct job *job)
+/* Let the host's recipe and the list of updates go. */
+static void spec_source_drop (struct job *job)
 {
-    job->spec_replaced = true;
     strbuf_destroy (job->spec_replay);
     job->spec_replay = NULL;
     free (job->spec_source);
     job->spec_source = NULL;
+}
+
+/* The host's recipe and the updates since no longer give the tree (the
+ * text does from now on, or an update could not be listed). */
+static void spec_unsource (struct job *job)
+{
+    spec_source_drop (job);
+    job->spec_unreplayable = true;
 }
 
 /* Whether the host's recipe and the updates since give the job's tree. */
@@ -41,7 +47,10 @@ static void spec_compact (struct job *job)
         job->jobspec = NULL;
         return;
     }
-    spec_unsource (job); /* from now on the text keeps it */
+    /* The text keeps it from now on.  With no update made since it was
+     * given, a recipe given later still describes it. */
+    if (job->spec_replay)
+        spec_unsource (job);
     if (!job->jobspec_text)
         job->jobspec_text = compact_dumps (job->rt->compact_memo, job->jobspec);
     if (job->jobspec_text) { /* else out of memory: keep the tree */
@@ -144,19 +153,47 @@ static void spec_take (struct job *job, json_t *spec, char *text)
 
 void job_set_jobspec (struct job *job, json_t *spec, char *text)
 {
-    spec_unsource (job);
+    /* a new jobspec: the updates from now on are what a recipe for it,
+     * given next, needs */
+    spec_source_drop (job);
+    job->spec_unreplayable = false;
     spec_take (job, spec, text);
+}
+
+void spec_trial_begin (struct job *job, struct spec_trial *t)
+{
+    t->tree = json_incref (job_jobspec (job));
+    t->text = job->jobspec_text; /* kept aside: the trial changes the tree */
+    job->jobspec_text = NULL;
+    t->replay_len = job->spec_replay ? job->spec_replay->len : 0;
+}
+
+void spec_trial_end (struct job *job, struct spec_trial *t)
+{
+    spec_take (job, t->tree, t->text);
+    /* the trial's updates leave the list (if one could not be listed,
+     * the recipe went, and stays gone) */
+    if (job->spec_replay && t->replay_len == 0) {
+        strbuf_destroy (job->spec_replay);
+        job->spec_replay = NULL;
+    }
+    else if (job->spec_replay) {
+        job->spec_replay->len = t->replay_len;
+        job->spec_replay->data[t->replay_len] = '\0';
+    }
 }
 
 void job_spec_source (struct job *job, void *data, size_t len)
 {
-    if (job->spec_replaced || job->spec_source || len > UINT32_MAX
+    if (job->spec_unreplayable || job->spec_source || len > UINT32_MAX
         || !job->rt->ops->jobspec_rebuild) {
         free (data);
         return;
     }
     job->spec_source = data;
     job->spec_source_len = (uint32_t)len;
+    free (job->jobspec_text); /* the recipe and the updates give it now */
+    job->jobspec_text = NULL;
 }
 
 /* The job is past job.new: from now on keep only what gives its jobspec
@@ -264,7 +301,7 @@ static void spec_replay_add (struct job *job, json_t *updates)
 {
     struct strbuf *b = job->spec_replay;
 
-    if (job->spec_replaced)
+    if (job->spec_unreplayable)
         return;
     if (!b && !(b = job->spec_replay = calloc (1, sizeof (*b))))
         goto nomem;

@@ -22,12 +22,13 @@ struct runtime;
 /* The job's jobspec tree (borrowed; incref it to hold it across anything
  * that may call plugins, which may push it out of the hot set). */
 json_t *job_jobspec (struct job *job);
-/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL); the
- * host's recipe no longer gives it. */
+/* Replace the jobspec (steals 'spec' and 'text'; text may be NULL): the
+ * host's recipe goes, and the updates are listed anew from here. */
 void job_set_jobspec (struct job *job, json_t *spec, char *text);
-/* The host's recipe for the jobspec the job was created with (steals
- * 'data'; freed at once if the jobspec was replaced since, the job has
- * one already, or the host cannot rebuild). */
+/* The host's recipe for the jobspec the job was created with, or last
+ * given whole (steals 'data'); it takes the place of the jobspec's text.
+ * Freed at once if the job has one already, if the host cannot rebuild,
+ * or if an update since could not be listed or rests in the text. */
 void job_spec_source (struct job *job, void *data, size_t len);
 /* The job is past job.new: from now on keep only what gives its jobspec
  * back, now or, with ops.compact_later, at spec_compact_resting. */
@@ -43,6 +44,17 @@ json_t *job_dependencies (struct job *job);
 json_t *own_object (json_t *o);
 /* job->all_updates ready to change (made on first use). */
 json_t *updates_own (struct job *job);
+/* Updates tried on the job's jobspec and then undone (job.validate on
+ * the updated jobspec): between begin and end, changes are made as
+ * usual; end puts back the tree, its text and the list of updates as
+ * begin found them. */
+struct spec_trial {
+    json_t *tree;
+    char *text;
+    size_t replay_len;
+};
+void spec_trial_begin (struct job *job, struct spec_trial *t);
+void spec_trial_end (struct job *job, struct spec_trial *t);
 /* Apply dotted-key updates to the job's jobspec; a null value deletes. */
 int spec_apply_updates (struct job *job, json_t *updates);
 /* 0 if 'updates' is an object whose keys all start with attributes,

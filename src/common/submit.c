@@ -238,6 +238,17 @@ void jobtap_host_submit_source (uint64_t token, void *source, size_t len)
     runtime_unlock ();
 }
 
+void jobtap_host_job_source (uint64_t id, void *source, size_t len)
+{
+    struct job *job;
+    runtime_lock ();
+    if (id && (job = table_find (host_runtime (), id)))
+        job_spec_source (job, source, len);
+    else
+        free (source);
+    runtime_unlock ();
+}
+
 void jobtap_host_submit_abort (uint64_t token)
 {
     struct job *job;

@@ -142,17 +142,16 @@ int jobtap_host_job_update_ex (uint64_t id,
     }
     if (!validated) {
         /* job.validate sees the updated jobspec in the current state */
-        json_t *saved = json_incref (job_jobspec (job));
-        char *saved_text = job->jobspec_text;
+        struct spec_trial trial;
         int r;
-        job->jobspec_text = NULL;
+        spec_trial_begin (job, &trial);
         if (spec_apply_updates (job, all) < 0) {
-            job_set_jobspec (job, saved, saved_text);
+            spec_trial_end (job, &trial);
             goto out;
         }
         r = submit_call (job, "job.validate", NULL,
                          "rejected by job-manager plugin", err);
-        job_set_jobspec (job, saved, saved_text);
+        spec_trial_end (job, &trial);
         if (r < 0)
             goto out;
     }

@@ -284,6 +284,9 @@ int jobtap_host_submit (json_t *jobspec,
  * freed) for an unknown token, without ops.jobspec_rebuild, or once the
  * job's jobspec was replaced whole. */
 void jobtap_host_submit_source (uint64_t token, void *source, size_t len);
+/* The same for the jobspec last given whole for job 'id': to
+ * jobtap_host_job_new or jobtap_host_jobs_restore, called right after. */
+void jobtap_host_job_source (uint64_t id, void *source, size_t len);
 
 /* Drop a provisional job the scheduler refused or that was --test-only.
  * job.destroy runs, job.new never does.  Unknown tokens are ignored.

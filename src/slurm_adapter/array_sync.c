@@ -36,7 +36,9 @@ static int task_new (struct adapter_ctx *ctx,
     double t_submit = meta->details ? (double)meta->details->submit_time
                                     : (double)time (NULL);
     jobtap_host_error_t err = {{0}};
-    json_t *spec = jobspec_from_array_task (meta, task);
+    void *source = NULL;
+    size_t source_len = 0;
+    json_t *spec = jobspec_from_array_task (meta, task, &source, &source_len);
     if (conf_log_jobspec (ctx->conf)) {
         char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
         info ("jobtap: %pJ task %u jobspec from record %s", meta, task,
@@ -48,6 +50,11 @@ static int task_new (struct adapter_ctx *ctx,
     if (rc < 0 && token != 0 && errno == ENOENT) /* expired: replayed */
         rc = jobtap_host_job_new (0, id, meta->user_id, urgency, t_submit,
                                   spec, &err);
+    /* the task's jobspec was given whole: at rest it keeps these fields */
+    if (rc == 0 && source)
+        jobtap_host_job_source (id, source, source_len);
+    else
+        free (source);
     json_decref (spec);
     if (rc < 0)
         error ("jobtap: %pJ task %u: job.new failed: %s; leaving it to Slurm",

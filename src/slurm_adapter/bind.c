@@ -208,10 +208,12 @@ static int job_new (struct adapter_ctx *ctx,
     bool log_spec = conf_log_jobspec (ctx->conf);
     uint64_t id = array_record_id (job);
     json_t *spec = NULL;
+    void *source = NULL;
+    size_t source_len = 0;
     int rc;
 
     if (log_spec || token == 0)
-        spec = jobspec_from_record (job);
+        spec = jobspec_from_record (job, &source, &source_len);
     if (spec && log_spec)
         log_record_jobspec (job, spec);
     rc = jobtap_host_job_new (token, id, job->user_id, urgency, t_submit,
@@ -220,10 +222,17 @@ static int job_new (struct adapter_ctx *ctx,
         /* No provisional job (expired, or an array task split off): the
          * runtime replays job.create and job.new from the record. */
         if (!spec)
-            spec = jobspec_from_record (job);
+            spec = jobspec_from_record (job, &source, &source_len);
         rc = jobtap_host_job_new (0, id, job->user_id, urgency, t_submit,
                                   spec, &err);
+        token = 0;
     }
+    /* a job made from the record keeps the record's fields at rest (one
+     * bound to its submission has the submission's already) */
+    if (rc == 0 && token == 0 && source)
+        jobtap_host_job_source (id, source, source_len);
+    else
+        free (source);
     json_decref (spec);
     if (rc < 0)
         error ("jobtap: %pJ: job.new failed: %s; leaving it to Slurm", job,
@@ -369,10 +378,54 @@ static int by_state_then_id (const void *a, const void *b)
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
+/* The fields each restored job's jobspec was made from, for the runtime
+ * once it has the jobs (jobtap_host_job_source). */
+struct restore_sources {
+    struct restore_source {
+        uint64_t id;
+        void *data;
+        size_t len;
+    } *v;
+    size_t n, cap;
+};
+
+static void restore_sources_add (struct restore_sources *s,
+                                 uint64_t id,
+                                 void *data,
+                                 size_t len)
+{
+    if (!data)
+        return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        void *v = realloc (s->v, cap * sizeof (*s->v));
+        if (!v) {
+            free (data); /* that job rests as text */
+            return;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (struct restore_source){id, data, len};
+}
+
+/* Given to the runtime (restored true), or let go. */
+static void restore_sources_finish (struct restore_sources *s, bool restored)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (restored)
+            jobtap_host_job_source (s->v[i].id, s->v[i].data, s->v[i].len);
+        else
+            free (s->v[i].data);
+    }
+    free (s->v);
+}
+
 /* jobs_restore's entry for one jobtap job of a record being restored. */
 struct restore_batch {
     struct adapter_ctx *ctx;
     json_t *batch;
+    struct restore_sources *sources;
     const job_record_t *job;
     int urgency;
     bool kept_only; /* only the tasks with a kept history */
@@ -383,11 +436,16 @@ static int restore_entry (uint64_t id, void *arg)
 {
     struct restore_batch *r = arg;
     const job_record_t *job = r->job;
+    void *source = NULL;
+    size_t source_len = 0;
     if (r->kept_only && !jobtap_host_store_kept (id))
         return 0;
     json_t *spec = array_id_is_task (id) && array_is_pending_meta (job)
-                       ? jobspec_from_array_task (job, array_id_task (id))
-                       : jobspec_from_record (job);
+                       ? jobspec_from_array_task (job, array_id_task (id),
+                                                  &source, &source_len)
+                       : jobspec_from_record (job, &source, &source_len);
+
+    restore_sources_add (r->sources, id, source, source_len);
 
     if (conf_log_jobspec (r->ctx->conf))
         log_record_jobspec (job, spec);
@@ -415,6 +473,7 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
 {
     struct job_vec v = {.ctx = ctx};
     json_t *batch = json_array ();
+    struct restore_sources sources = {0};
     jobtap_host_error_t err = {{0}};
     size_t restored = 0;
     bool *creation = NULL, *resume = NULL;
@@ -459,17 +518,20 @@ static int bind_all_unknown (struct adapter_ctx *ctx,
          * of an array whose tasks the agent was making jobs when
          * slurmctld stopped, those it made (the rest: below) */
         resume[i] = ctx->keep->open && array_sync_partly_kept (job);
-        struct restore_batch r = {.ctx = ctx, .batch = batch, .job = job,
+        struct restore_batch r = {.ctx = ctx, .batch = batch,
+                                  .sources = &sources, .job = job,
                                   .urgency = urgency,
                                   .kept_only = resume[i]};
         (void)array_for_each_id (job, restore_entry, &r);
         restored += r.n;
     }
     if (restored > 0) {
-        if (jobtap_host_jobs_restore (batch, &err) < 0)
+        bool ok = jobtap_host_jobs_restore (batch, &err) >= 0;
+        if (!ok)
             error ("jobtap: restoring %zu jobs failed: %s", restored, err.text);
         else
             info ("jobtap: restored %zu jobs", restored);
+        restore_sources_finish (&sources, ok);
         for (size_t i = 0; i < v.n; i++)
             if (v.jobs[i])
                 settle_job (ctx, scope, v.jobs[i], creation[i], true,

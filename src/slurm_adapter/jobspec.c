@@ -291,10 +291,13 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
 }
 
 /* A record's jobspec from its fields, with its user's --setattr
- * attributes; ignored->text says what of them was bad ('' if nothing). */
+ * attributes; ignored->text says what of them was bad ('' if nothing).
+ * With 'source', the fields saved (jobspec_from_desc_parts says how). */
 static json_t *record_spec (const job_record_t *job,
                             const struct jobspec_fields *f,
-                            jobtap_host_error_t *ignored)
+                            jobtap_host_error_t *ignored,
+                            void **source,
+                            size_t *source_len)
 {
     const char *setattr =
         jobspec_setattr_find (job->spank_job_env, job->spank_job_env_size);
@@ -303,10 +306,15 @@ static json_t *record_spec (const job_record_t *job,
     ignored->text[0] = '\0';
     if (setattr)
         merge_setattr (spec, setattr, ignored);
+    if (source)
+        *source = spec && !setattr ? jobspec_fields_save (f, source_len)
+                                   : NULL;
     return spec;
 }
 
-json_t *jobspec_from_record (const job_record_t *job)
+json_t *jobspec_from_record (const job_record_t *job,
+                             void **source,
+                             size_t *source_len)
 {
     struct jobspec_fields f;
     char tasks[4096];
@@ -314,13 +322,16 @@ json_t *jobspec_from_record (const job_record_t *job)
 
     jobspec_fields_from_record (job, &f);
     f.array = array_tasks (job, tasks, sizeof (tasks));
-    json_t *spec = record_spec (job, &f, &ignored);
+    json_t *spec = record_spec (job, &f, &ignored, source, source_len);
     if (ignored.text[0])
         error ("jobtap: JobId=%u --setattr: %s", job->job_id, ignored.text);
     return spec;
 }
 
-json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task)
+json_t *jobspec_from_array_task (const job_record_t *meta,
+                                 uint32_t task,
+                                 void **source,
+                                 size_t *source_len)
 {
     struct jobspec_fields f;
     jobtap_host_error_t ignored; /* the submission's were logged at submit */
@@ -329,7 +340,7 @@ json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task)
     f.array = NULL;
     f.array_job_id = meta->job_id;
     f.array_task_id = task;
-    return record_spec (meta, &f, &ignored);
+    return record_spec (meta, &f, &ignored, source, source_len);
 }
 
 int jobspec_urgency_from_desc (const job_desc_msg_t *desc)

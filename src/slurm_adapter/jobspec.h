@@ -44,12 +44,19 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
                                  void **source,
                                  size_t *source_len);
 
-/* The jobspec of an existing job. Needs the job read lock. */
-json_t *jobspec_from_record (const job_record_t *job);
+/* The jobspec of an existing job. Needs the job read lock.  'source' as
+ * for jobspec_from_desc_parts (may be NULL). */
+json_t *jobspec_from_record (const job_record_t *job,
+                             void **source,
+                             size_t *source_len);
 
 /* The jobspec of task 'task' of the array whose record (with the task
- * still pending in it) is 'meta'. Needs the job read lock. */
-json_t *jobspec_from_array_task (const job_record_t *meta, uint32_t task);
+ * still pending in it) is 'meta'. Needs the job read lock.  'source' as
+ * for jobspec_from_desc_parts (may be NULL). */
+json_t *jobspec_from_array_task (const job_record_t *meta,
+                                 uint32_t task,
+                                 void **source,
+                                 size_t *source_len);
 
 /* Jobtap urgency of a job: 0 when held by its user or an operator (not
  * by the shim), else the default 16. */

@@ -49,7 +49,7 @@ static int sync_one (uint64_t id, void *arg)
 
 json_t *update_check_record_values (const job_record_t *job, json_t *updates)
 {
-    json_t *spec = jobspec_from_record (job);
+    json_t *spec = jobspec_from_record (job, NULL, NULL);
     json_t *values = json_object ();
     const char *key;
     json_t *v;

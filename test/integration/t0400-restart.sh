@@ -15,9 +15,18 @@ cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING"
 waiter=$(submit wait-r)
 p300=$(submit prio-300)
 held=$(submit user-held -H)
+banked=$(submit bank-physics) # the policy sets its bank at job.validate
 cluster_wait_for 10 sh -c "squeue -h -j $waiter -o %r | grep -q jobtap"
 cluster_wait_for 10 sh -c "sprio -h -j $p300 -o %S | grep -q 300"
 is "$(squeue -h -j "$waiter" -o %r)" "jobtap: wait for release-r" "before the restart: the jobtap hold"
+# A job's jobspec as jobtap shows it, read only after the agent's pass has
+# let the tree go: built again from what the job keeps at rest.
+jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
+export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock
+spec_of() { "$jobtap" job "$1" --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["jobspec"], sort_keys=True))'; }
+sleep 2
+spec_before=$(spec_of "$banked")
+like "$spec_before" '"bank": "physics"' "before the restart: the policy's update is in the resting job's jobspec"
 
 marker=$(wc -l <"$CLUSTER_DIR/log/slurmctld.log")
 cluster_restart_slurmctld || bail_out "slurmctld did not come back"
@@ -41,13 +50,17 @@ is "$(after | grep -o "job.new id=$p300 .* state=[a-z]*" | sed 's/.* //')" state
 like "$(after)" "jobtap: jobs' state is kept in $CLUSTER_DIR/.*/jobtap-state" \
 	"the log says where jobs' state is kept"
 order=$(after | sed -n 's/.*slurm-policy: job.new id=\([0-9]*\) .*/\1/p' | tr '\n' ' ')
-is "$order" "$waiter $p300 $held $blocker " \
+is "$order" "$waiter $p300 $held $banked $blocker " \
 	"replay order is by state (jobtap-held, pending, running), then id"
 is "$(squeue -h -j "$waiter" -o '%T %r')" "PENDING jobtap: wait for release-r" "the jobtap hold is still in force"
 is "$(squeue -h -j "$held" -o '%T %r')" "PENDING JobHeldUser" "the user hold is still the user's"
 is "$(squeue -h -j "$blocker" -o %T)" RUNNING "the running job kept running"
 cluster_wait_for 10 sh -c "sprio -h -j $p300 -o %S | grep -q 300"
 is "$(sprio -h -j "$p300" -o %S | tr -d ' ')" 300 "the replayed job keeps its jobtap priority"
+sleep 2
+is "$(spec_of "$banked")" "$spec_before" \
+	"after the restart, the resting job's jobspec (built again from the record and the kept update) is the same"
+unlike "$(cluster_log)" "jobspec not rebuilt" "no jobspec failed to be built again"
 
 submit release-r >/dev/null
 cluster_wait_for 10 sh -c "squeue -h -j $waiter -o %r | grep -vq jobtap"

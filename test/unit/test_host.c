@@ -1002,6 +1002,79 @@ static void test_late_handlers (void)
     stop ();
 }
 
+/* The host's recipe for a jobspec, as this test makes it: the jobspec's
+ * own text. */
+static int rebuilds;
+static json_t *rebuild_text (const void *source, size_t len, void *arg)
+{
+    (void)arg;
+    rebuilds++;
+    return json_loadb (source, len, 0, NULL);
+}
+
+static void give_text (uint64_t token_or_id, bool by_id, json_t *spec)
+{
+    char *t = json_dumps (spec, JSON_COMPACT);
+    if (by_id)
+        jobtap_host_job_source (token_or_id, t, strlen (t));
+    else
+        jobtap_host_submit_source (token_or_id, t, strlen (t));
+}
+
+static json_t *info_jobspec (uint64_t id)
+{
+    json_t *o = jobtap_host_job_info (id);
+    json_t *spec = json_incref (json_object_get (o, "jobspec"));
+    json_decref (o);
+    return spec;
+}
+
+/* jobtap_host_submit_source and jobtap_host_job_source: a job at rest
+ * keeps the recipe, and a reader gets the jobspec from the host again. */
+static void test_sources (void)
+{
+    struct jobtap_host_ops ops = test_ops;
+    json_t *spec = jobspec_make ("{s:f}", "duration", 60.0), *got;
+    uint64_t token = 0;
+
+    ops.jobspec_rebuild = rebuild_text;
+    test_reset ();
+    if (jobtap_host_init (&ops, NULL) < 0
+        || jobtap_host_load_config (NULL, &err) < 0)
+        bail_out ("test_sources: %s", err.text);
+    rebuilds = 0;
+    ok (jobtap_host_submit (json_incref (spec), 1000, 16, 1.0, 0, NULL, &token,
+                            &err) == 0,
+        "sources: a job submitted");
+    give_text (token, false, spec);
+    ok (jobtap_host_job_new (token, 501, 1000, 16, 1.0, NULL, &err) == 0,
+        "sources: and bound");
+    isint (rebuilds, 0, "sources: nothing rebuilt while none reads it");
+    got = info_jobspec (501);
+    ok (got && json_equal (got, spec) && rebuilds == 1,
+        "sources: job_info has the host build the resting jobspec again");
+    json_decref (got);
+    got = info_jobspec (501);
+    ok (got && rebuilds == 1, "sources: read again, the tree is kept");
+    json_decref (got);
+
+    ok (jobtap_host_job_new (0, 502, 1000, 16, 1.0, spec, &err) == 0,
+        "sources: a job made from the scheduler's record");
+    give_text (502, true, spec);
+    got = info_jobspec (502);
+    ok (got && json_equal (got, spec) && rebuilds == 2,
+        "sources: its recipe, given by id, builds its jobspec");
+    json_decref (got);
+
+    /* unknown tokens and ids: the source is freed (the valgrind run of
+     * this test fails on a leak) */
+    give_text (12345, false, spec);
+    give_text (12345, true, spec);
+    ok (rebuilds == 2, "sources: unknown tokens and ids take no recipe");
+    jobtap_host_fini ();
+    json_decref (spec);
+}
+
 int main (void)
 {
     test_sequence ();
@@ -1017,6 +1090,7 @@ int main (void)
     test_cxx_and_oot ();
     test_provisional_expiry ();
     test_late_handlers ();
+    test_sources ();
     json_decref (test_log);
     json_decref (test_actions);
     done_testing ();

@@ -272,7 +272,7 @@ static void test_record (void)
     det.dependency = "afterok:7(unfulfilled),afterok:8(unfulfilled)";
 
     char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)));
-    is (dump (jobspec_from_record (&j)), want,
+    is (dump (jobspec_from_record (&j, NULL, NULL)), want,
         "a job record gives the jobspec of its job_desc");
     like (want, "\"nice\":-3", "(a negative nice)");
     xfree (want);
@@ -310,11 +310,11 @@ static void test_implicit_max_nodes (void)
     record_init (&j, &det);
     j.bit_flags = JOB_IMPLICIT_MAX_NODES;
     char *want = xstrdup (spec_at (&d, "resources"));
-    is (dump_at (jobspec_from_record (&j), "resources"), want,
+    is (dump_at (jobspec_from_record (&j, NULL, NULL), "resources"), want,
         "a max_nodes slurmctld set itself gives no node count");
     xfree (want);
     j.bit_flags = 0;
-    like (dump_at (jobspec_from_record (&j), "resources"),
+    like (dump_at (jobspec_from_record (&j, NULL, NULL), "resources"),
           "\"type\":\"node\"", "one the user asked for does");
 #else
     ok (1, "# SKIP no implicit max_nodes before Slurm 26.05");
@@ -351,19 +351,19 @@ static void test_arrays (void)
     bit_nset (a.task_id_bitmap, 1, 3);
     bit_set (a.task_id_bitmap, 5);
     a.max_run_tasks = 2;
-    const char *meta = dump (jobspec_from_record (&j));
+    const char *meta = dump (jobspec_from_record (&j, NULL, NULL));
     like (meta, "\"slurm\":\\{\"array\":\"1-3,5%2\"\\}",
           "the array's record: its pending tasks and throttle");
     ok (!strstr (meta, "array_job_id"), "and no task index");
     a.max_run_tasks = 0;
-    like (dump (jobspec_from_record (&j)), "\"array\":\"1-3,5\"",
+    like (dump (jobspec_from_record (&j, NULL, NULL)), "\"array\":\"1-3,5\"",
           "no throttle: no %%");
 
     /* split off: a new id, the array's id and its index */
     j.job_id = 9;
     j.array_task_id = 4;
     j.array_recs = NULL;
-    const char *task = dump (jobspec_from_record (&j));
+    const char *task = dump (jobspec_from_record (&j, NULL, NULL));
     like (task, "\"array_job_id\":7", "a task: attributes.system.slurm.array_job_id");
     like (task, "\"array_task_id\":4", "and .array_task_id");
     ok (!strstr (task, "\"array\""), "and no task list");
@@ -374,7 +374,7 @@ static void test_arrays (void)
     j.array_recs = &a;
     bit_clear_all (a.task_id_bitmap);
     FREE_NULL_BITMAP (a.task_id_bitmap);
-    const char *last = dump (jobspec_from_record (&j));
+    const char *last = dump (jobspec_from_record (&j, NULL, NULL));
     like (last, "\"array_job_id\":7,\"array_task_id\":0",
           "the last task (task 0) keeps the array's id");
     ok (!strstr (last, "\"array\""), "and has no task list");
@@ -382,7 +382,7 @@ static void test_arrays (void)
     j.array_job_id = 0;
     j.array_task_id = NO_VAL;
     j.array_recs = NULL;
-    ok (!strstr (dump (jobspec_from_record (&j)), "array"),
+    ok (!strstr (dump (jobspec_from_record (&j, NULL, NULL)), "array"),
         "a plain job has none of them");
 }
 
@@ -576,15 +576,15 @@ static void test_wider (void)
     det.argv = argv;
     det.argc = 1;
     want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)));
-    is (dump (jobspec_from_record (&j)), want,
+    is (dump (jobspec_from_record (&j, NULL, NULL)), want,
         "the record gives the same jobspec");
     xfree (want);
     j.bit_flags = 0;
     j.mail_type = 0;
-    is (dump_at (jobspec_from_record (&j),
+    is (dump_at (jobspec_from_record (&j, NULL, NULL),
                  "attributes.system.slurm.mem_per_node"),
         "(null)", "memory slurmctld filled in (no JOB_MEM_SET) is absent");
-    is (dump_at (jobspec_from_record (&j), "attributes.system.slurm.mail_user"),
+    is (dump_at (jobspec_from_record (&j, NULL, NULL), "attributes.system.slurm.mail_user"),
         "(null)", "a mail_user with no mail type is absent");
 }
 
@@ -671,7 +671,7 @@ static void test_setattr (void)
     j.spank_job_env = env;
     j.spank_job_env_size = 2;
     char *want = xstrdup (dump (jobspec_from_desc_parts (&d, &parts, NULL, NULL)));
-    is (dump (jobspec_from_record (&j)), want,
+    is (dump (jobspec_from_record (&j, NULL, NULL)), want,
         "the job record gives the same jobspec");
     xfree (want);
 
@@ -683,7 +683,7 @@ static void test_setattr (void)
         "a set that is not JSON is left out (and logged): the job goes on");
     j.spank_job_env = bad;
     j.spank_job_env_size = 1;
-    is (dump_at (jobspec_from_record (&j), "attributes.system.limit"), "(null)",
+    is (dump_at (jobspec_from_record (&j, NULL, NULL), "attributes.system.limit"), "(null)",
         "from a record too");
 }
 

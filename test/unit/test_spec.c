@@ -433,15 +433,68 @@ static void test_source (void)
     job_decref (job);
 
     job = job_sourced (spec);
+    update (job, "{\"attributes.user.x\":1}");
     job_set_jobspec (job, json_pack ("{s:i}", "version", 7), NULL);
-    ok (job->spec_source == NULL && job->spec_replaced,
-        "a jobspec replaced whole lets the recipe go");
-    job_spec_source (job, strdup ("{}"), 2);
-    ok (job->spec_source == NULL, "and a recipe given later is refused");
+    ok (job->spec_source == NULL && job->spec_replay == NULL,
+        "a jobspec replaced whole lets the recipe and the updates go");
     job_spec_rest (job);
     ok (job->jobspec == NULL && job->jobspec_text
             && !strcmp (job->jobspec_text, "{\"version\":7}"),
-        "such a job rests as text");
+        "with no recipe for the new one, the job rests as text");
+    job_spec_source (job, strdup ("{\"version\":7}"), 13);
+    ok (job->spec_source && !job->jobspec_text,
+        "a recipe given then takes the text's place (no update since)");
+    rebuilds = 0;
+    got = job_jobspec (job);
+    ok (got && rebuilds == 1 && json_integer_value (get_path (got, "version")) == 7,
+        "and gives the jobspec back");
+    job_decref (job);
+
+    job = job_make (spec);
+    update (job, "{\"attributes.user.x\":3}");
+    job_spec_rest (job);
+    ok (job->jobspec_text && !job->spec_replay,
+        "a job with an update and no recipe rests as text");
+    job_spec_source (job, strdup ("{}"), 2);
+    ok (job->spec_source == NULL && job->jobspec_text,
+        "a recipe given then is refused: the update is only in the text");
+    job_decref (job);
+
+    job = job_sourced (spec);
+    job_set_jobspec (job, json_pack ("{s:i}", "version", 7), NULL);
+    update (job, "{\"attributes.user.x\":2}");
+    job_spec_source (job, strdup ("{\"version\":7}"), 13);
+    ok (job->spec_source != NULL,
+        "a recipe for the new jobspec is taken");
+    job_spec_rest (job);
+    rebuilds = 0;
+    got = job_jobspec (job);
+    ok (got && rebuilds == 1
+            && json_integer_value (get_path (got, "version")) == 7
+            && json_integer_value (get_path (got, "attributes.user.x")) == 2,
+        "and gives it back with the update made after the replacement");
+    job_decref (job);
+
+    /* a trial (job.validate on an update, then undone) keeps the recipe */
+    job = job_sourced (spec);
+    update (job, "{\"attributes.user.a\":1}");
+    want = json_deep_copy (job_jobspec (job));
+    struct spec_trial trial;
+    spec_trial_begin (job, &trial);
+    update (job, "{\"attributes.user.a\":2,\"attributes.user.b\":2}");
+    ok (json_integer_value (get_path (job_jobspec (job), "attributes.user.a"))
+            == 2,
+        "during a trial the jobspec has the tried update");
+    spec_trial_end (job, &trial);
+    ok (json_equal (job_jobspec (job), want) && job->spec_source
+            && !strcmp (job->spec_replay->data, "{\"attributes.user.a\":1}"),
+        "after it: the jobspec, the recipe and the list as before");
+    job_spec_rest (job);
+    rebuilds = 0;
+    got = job_jobspec (job);
+    ok (got && json_equal (got, want) && rebuilds == 1,
+        "and the rebuilt jobspec has no trace of the trial");
+    json_decref (want);
     job_decref (job);
 
     ops.jobspec_rebuild = NULL;
