@@ -100,8 +100,9 @@ struct job {
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
     void *spec_source;        /* spec.c: the host's recipe for the jobspec
                                  (jobtap_host_submit_source), if any */
-    struct strbuf *spec_replay; /* spec.c: the updates applied since
-                                   creation, compact JSON one after another */
+    struct strbuf *spec_replay; /* spec.c: the updates applied since the
+                                   jobspec was given, compact JSON one
+                                   after another */
     int hot_slot;             /* 1 + index in the hot ring, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in the ring */
     bool spec_unreplayable;   /* spec_replay misses an update made since

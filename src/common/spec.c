@@ -295,8 +295,9 @@ static int apply_dotted (json_t *root, json_t *updates)
     return 0;
 }
 
-/* The updates in the job's list of those applied since its creation,
- * which with the host's recipe give the tree back (spec_rebuild). */
+/* The updates in the job's list of those applied since its jobspec was
+ * given (created or replaced whole), which with the host's recipe give
+ * the tree back (spec_rebuild). */
 static void spec_replay_add (struct job *job, json_t *updates)
 {
     struct strbuf *b = job->spec_replay;
