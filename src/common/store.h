@@ -48,8 +48,9 @@ int store_open (struct runtime *rt, const char *dir, jobtap_host_error_t *err);
 void store_close (struct runtime *rt);
 
 /* An event was applied to job (event.c), or the job was forgotten
- * (host.c, before the table drops it).  Inline checks, so a runtime without a store (jobtap-run,
- * the benchmarks) pays a load and a branch per event. */
+ * (host.c, before the table drops it).  Inline checks, so a runtime
+ * without a store (jobtap-run, the benchmarks) pays a load and a branch
+ * per event. */
 void store_record_event (struct job *job, struct event *ev);
 void store_forget_job (struct job *job);
 static inline void store_record (struct job *job, struct event *ev)

@@ -8,21 +8,19 @@
 #include "jobspec_fields.h"
 #include "tap.h"
 
-/* The sorted compact text of the jobspec of f (malloc'd). */
-static char *spec_text (const struct jobspec_fields *f)
-{
-    json_t *spec = jobspec_build (f);
-    char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref (spec);
-    return s;
-}
-
-/* The sorted compact text of a jobspec (malloc'd; NULL for none). */
+/* The sorted compact text of a jobspec (taken; malloc'd, NULL for
+ * none). */
 static char *text_of (json_t *spec)
 {
     char *s = spec ? json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref (spec);
     return s;
+}
+
+/* The same of the jobspec of f. */
+static char *spec_text (const struct jobspec_fields *f)
+{
+    return text_of (jobspec_build (f));
 }
 
 /* Saved and built again: the same jobspec. */

@@ -358,6 +358,14 @@ static struct job *job_sourced (json_t *spec)
     return job;
 }
 
+/* The job's jobspec read after it rests: rebuilds counts from 0. */
+static json_t *read_after_rest (struct job *job)
+{
+    job_spec_rest (job);
+    rebuilds = 0;
+    return job_jobspec (job);
+}
+
 static int update (struct job *job, const char *text)
 {
     json_t *u = json_loads (text, 0, NULL);
@@ -408,15 +416,13 @@ static void test_source (void)
                          json_string ("q"));
     job_decref (job);
 
-    /* a fresh one, through the hot ring */
+    /* the same four updates on a fresh job, read only once it rests */
     job = job_sourced (spec);
     update (job, "{\"attributes.user.a.b\":1}");
     update (job, "{\"attributes.user.a\":{\"c\":1}}");
     update (job, "{\"attributes.user.a.b\":2,\"attributes.system.cwd\":null}");
     update (job, "{\"attributes.system.queue\":\"q\"}");
-    job_spec_rest (job);
-    rebuilds = 0;
-    got = job_jobspec (job);
+    got = read_after_rest (job);
     ok (got && json_equal (got, want) && rebuilds == 1,
         "four updates, two of them on one key, rebuilt equal");
     json_decref (want);
@@ -446,7 +452,8 @@ static void test_source (void)
         "a recipe given then takes the text's place (no update since)");
     rebuilds = 0;
     got = job_jobspec (job);
-    ok (got && rebuilds == 1 && json_integer_value (get_path (got, "version")) == 7,
+    ok (got && rebuilds == 1
+            && json_integer_value (get_path (got, "version")) == 7,
         "and gives the jobspec back");
     job_decref (job);
 
@@ -466,9 +473,7 @@ static void test_source (void)
     job_spec_source (job, strdup ("{\"version\":7}"), 13);
     ok (job->spec_source != NULL,
         "a recipe for the new jobspec is taken");
-    job_spec_rest (job);
-    rebuilds = 0;
-    got = job_jobspec (job);
+    got = read_after_rest (job);
     ok (got && rebuilds == 1
             && json_integer_value (get_path (got, "version")) == 7
             && json_integer_value (get_path (got, "attributes.user.x")) == 2,
@@ -489,9 +494,7 @@ static void test_source (void)
     ok (json_equal (job_jobspec (job), want) && job->spec_source
             && !strcmp (job->spec_replay->data, "{\"attributes.user.a\":1}"),
         "after it: the jobspec, the recipe and the list as before");
-    job_spec_rest (job);
-    rebuilds = 0;
-    got = job_jobspec (job);
+    got = read_after_rest (job);
     ok (got && json_equal (got, want) && rebuilds == 1,
         "and the rebuilt jobspec has no trace of the trial");
     json_decref (want);
@@ -499,7 +502,8 @@ static void test_source (void)
 
     ops.jobspec_rebuild = NULL;
     job = job_sourced (spec);
-    ok (job->spec_source == NULL, "a host that cannot rebuild gets no recipe kept");
+    ok (job->spec_source == NULL,
+        "a host that cannot rebuild gets no recipe kept");
     update (job, "{\"attributes.user.x\":1}");
     job_spec_rest (job);
     ok (job->jobspec_text && !job->spec_replay,
@@ -508,9 +512,7 @@ static void test_source (void)
 
     ops.jobspec_rebuild = rebuild_fails;
     job = job_sourced (spec);
-    job_spec_rest (job);
-    rebuilds = 0;
-    ok (job_jobspec (job) == NULL && rebuilds == 1,
+    ok (read_after_rest (job) == NULL && rebuilds == 1,
         "a recipe the host cannot build again: no jobspec (logged)");
     job_decref (job);
 
