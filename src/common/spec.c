@@ -302,7 +302,8 @@ static void spec_replay_add (struct job *job, json_t *updates)
 {
     struct strbuf *b = job->spec_replay;
 
-    if (job->spec_unreplayable)
+    /* a host that cannot rebuild never gives a recipe to replay on */
+    if (job->spec_unreplayable || !job->rt->ops->jobspec_rebuild)
         return;
     if (!b && !(b = job->spec_replay = calloc (1, sizeof (*b))))
         goto nomem;
