@@ -58,21 +58,13 @@ static void op_log (int level, const char *msg, void *arg)
         fprintf (stderr, "bench-micro: runtime: %s\n", msg);
 }
 
-#ifdef BENCH_HAVE_JOBSPEC
-/* A resting job's jobspec from its saved fields, as the shim's. */
-static json_t *op_jobspec_rebuild (const void *source, size_t len, void *arg)
-{
-    (void)arg;
-    return jobspec_fields_build (source, len);
-}
-#endif
-
 /* The shim's callbacks queue actions for the agent; here they do nothing,
  * so what is timed is the runtime and the plugins. */
 static const struct jobtap_host_ops ops = {
     .log = op_log,
 #ifdef BENCH_HAVE_JOBSPEC
-    .jobspec_rebuild = op_jobspec_rebuild,
+    .jobspec_rebuild = jobspec_source_build, /* the shim's */
+    .jobspec_find = jobspec_source_find,
 #endif
 };
 
@@ -215,14 +207,16 @@ static uint64_t submit_one (void)
     json_t *spec = build_spec_sourced (&source, &source_len), *updates = NULL;
     jobtap_host_error_t err;
     uint64_t token = 0;
-    if (jobtap_host_submit (spec, 1000, 16, 1.0, JOBTAP_SUBMIT_TAKE_JOBSPEC,
-                            &updates, &token, &err)
-        < 0) {
+    int rc = source ? jobtap_host_submit_from_source (source, source_len,
+                                                      1000, 16, 1.0, 0,
+                                                      &updates, &token, &err)
+                    : jobtap_host_submit (spec, 1000, 16, 1.0,
+                                          JOBTAP_SUBMIT_TAKE_JOBSPEC,
+                                          &updates, &token, &err);
+    if (rc < 0) {
         fprintf (stderr, "bench-micro: rejected: %s\n", err.text);
         exit (1);
     }
-    if (source)
-        jobtap_host_submit_source (token, source, source_len);
     apply_updates (updates);
     json_decref (updates);
     return token;

@@ -84,24 +84,140 @@ struct job *lookup_active_jobid (flux_plugin_t *p, flux_jobid_t id)
 
 /* --- args -------------------------------------------------------------- */
 
-static json_t *args_jobspec (void *arg)
+/* What a callback's args tell of its job: its fields as they were when
+ * the args were made, put in IN or told when a plugin reads them, and
+ * the job itself, for its jobspec. */
+struct args_job {
+    struct job *job;
+    json_int_t id, priority;
+    uint32_t userid;
+    int urgency, state;
+    double t_submit;
+    json_t *R, *end_event;
+};
+
+enum { F_ID, F_USERID, F_URGENCY, F_STATE, F_PRIORITY, F_T_SUBMIT, F_R,
+       F_END_EVENT, NFIELDS };
+static const char *const field_names[NFIELDS] = {
+    "id", "userid", "urgency", "state", "priority", "t_submit", "R",
+    "end_event",
+};
+
+/* Field i of the job: a new reference, or NULL (unset, or out of
+ * memory). */
+static json_t *args_job_field (const struct args_job *a, int i)
 {
-    return json_incref (job_jobspec (arg));
+    switch (i) {
+    case F_ID:
+        return json_integer (a->id);
+    case F_USERID:
+        return json_integer (a->userid);
+    case F_URGENCY:
+        return json_integer (a->urgency);
+    case F_STATE:
+        return json_integer (a->state);
+    case F_PRIORITY:
+        return json_integer (a->priority);
+    case F_T_SUBMIT:
+        return json_real (a->t_submit);
+    case F_R:
+        return json_incref (a->R);
+    case F_END_EVENT:
+        return json_incref (a->end_event);
+    }
+    return NULL;
 }
 
-static void args_job_release (void *arg)
+static void args_job_fill (void *arg, json_t *in)
 {
-    job_decref (arg);
+    const struct args_job *a = arg;
+
+    for (int i = 0; i < NFIELDS; i++) {
+        json_t *v;
+        if (!json_object_get (in, field_names[i])
+            && (v = args_job_field (a, i)))
+            obj_set (in, field_names[i], v);
+    }
+}
+
+static int args_job_find (void *arg,
+                          const char *const *path,
+                          int depth,
+                          json_t **value)
+{
+    const struct args_job *a = arg;
+
+    /* a jobspec updated since it was given is read from its tree: the
+     * next plugins of a stack read it too */
+    if (!strcmp (path[0], "jobspec"))
+        return spec_updated (a->job) ? JOBTAP_SPEC_UNKNOWN
+                                     : spec_find (a->job, path + 1, depth - 1,
+                                                  value);
+    for (int i = 0; i < NFIELDS; i++) {
+        if (strcmp (path[0], field_names[i]))
+            continue;
+        if ((i == F_R && a->R) || (i == F_END_EVENT && a->end_event))
+            return JOBTAP_SPEC_UNKNOWN; /* objects: read from IN */
+        if (depth > 1 || !(*value = args_job_field (a, i)))
+            return i == F_R || i == F_END_EVENT ? JOBTAP_SPEC_ABSENT
+                                                : JOBTAP_SPEC_UNKNOWN;
+        return JOBTAP_SPEC_VALUE;
+    }
+    return JOBTAP_SPEC_ABSENT;
+}
+
+static json_t *args_jobspec (void *arg)
+{
+    const struct args_job *a = arg;
+    return json_incref (job_jobspec (a->job));
+}
+
+static void args_job_destroy (void *arg)
+{
+    struct args_job *a = arg;
+    job_decref (a->job);
+    json_decref (a->R);
+    json_decref (a->end_event);
+    free (a);
+}
+
+static const struct plugin_arg_lazy job_lazy = {
+    .key = "jobspec",
+    .get = args_jobspec,
+    .fill = args_job_fill,
+    .find = args_job_find,
+    .destroy = args_job_destroy,
+};
+
+/* The job's lazy part of args; -1 if out of memory (args unchanged). */
+static int args_lazy_set (flux_plugin_arg_t *args, struct job *job)
+{
+    struct args_job *a = malloc (sizeof (*a));
+
+    if (!a)
+        return -1;
+    *a = (struct args_job){
+        .job = job_incref (job),
+        .id = (json_int_t)job->id,
+        .priority = job->priority,
+        .userid = job->userid,
+        .urgency = job->urgency,
+        .state = job->state,
+        .t_submit = job->t_submit,
+        .R = json_incref (job->R),
+        .end_event = json_incref (job->end_event),
+    };
+    if (plugin_arg_set_lazy (args, &job_lazy, a) < 0) {
+        args_job_destroy (a);
+        return -1;
+    }
+    return 0;
 }
 
 flux_plugin_arg_t *args_with_jobspec (flux_plugin_arg_t *args,
                                       struct job *job)
 {
-    if (!args)
-        return NULL;
-    if (plugin_arg_set_lazy (args, "jobspec", args_jobspec, args_job_release,
-                             job_incref (job)) < 0) {
-        job_decref (job);
+    if (args && args_lazy_set (args, job) < 0) {
         flux_plugin_arg_destroy (args);
         return NULL;
     }
@@ -109,10 +225,10 @@ flux_plugin_arg_t *args_with_jobspec (flux_plugin_arg_t *args,
 }
 
 /* A callback's args: IN with the job's fields and those of 'extra' (may
- * be NULL), OUT 'out' (stolen; NULL: empty).  "jobspec" is built only if
- * the plugin reads it: most callbacks after submit (priority, state
- * changes) never do.  Built without pack formats: this runs several
- * times per job. */
+ * be NULL; its members win), OUT 'out' (stolen; NULL: empty).  Only
+ * extra is built now: the job's fields when a plugin needs IN as an
+ * object (reading a few is told without it), "jobspec" only if the plugin
+ * reads it.  This runs several times per job. */
 flux_plugin_arg_t *job_args_create_out (struct job *job,
                                         json_t *extra,
                                         json_t *out)
@@ -122,17 +238,7 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
 
     jobtap_host_json_pool_begin ();
     in = json_object ();
-    if (!in
-        || obj_set (in, "id", json_integer ((json_int_t)job->id)) < 0
-        || obj_set (in, "userid", json_integer (job->userid)) < 0
-        || obj_set (in, "urgency", json_integer (job->urgency)) < 0
-        || obj_set (in, "state", json_integer (job->state)) < 0
-        || obj_set (in, "priority", json_integer (job->priority)) < 0
-        || obj_set (in, "t_submit", json_real (job->t_submit)) < 0
-        || (job->R && obj_set (in, "R", json_incref (job->R)) < 0)
-        || (job->end_event
-            && obj_set (in, "end_event", json_incref (job->end_event)) < 0)
-        || (extra && json_object_update (in, extra) < 0)) {
+    if (!in || (extra && json_object_update (in, extra) < 0)) {
         jobtap_host_json_pool_end ();
         json_decref (in);
         json_decref (out);
@@ -150,13 +256,8 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
  * change). */
 void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job)
 {
-    if (job->jobspec && plugin_arg_drop (args, "jobspec", job->jobspec)
-        && plugin_arg_set_lazy (args,
-                                "jobspec",
-                                args_jobspec,
-                                args_job_release,
-                                job_incref (job)) < 0)
-        job_decref (job);
+    if (job->jobspec && plugin_arg_drop (args, "jobspec", job->jobspec))
+        (void)args_lazy_set (args, job); /* out of memory: no jobspec */
 }
 
 flux_plugin_arg_t *job_args_create (struct job *job)

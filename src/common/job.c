@@ -128,6 +128,7 @@ void job_decref (struct job *job)
         free (job->jobspec_text);
         free (job->spec_source);
         strbuf_destroy (job->spec_replay);
+        json_decref (job->spec_live);
         json_decref (job->eventlog);
         strbuf_destroy (job->store_pending);
         json_decref (job->end_event);

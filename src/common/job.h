@@ -100,6 +100,9 @@ struct job {
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
     void *spec_source;        /* spec.c: the host's recipe for the jobspec
                                  (jobtap_host_submit_source), if any */
+    json_t *spec_live;        /* spec.c: spec_replay's updates as objects
+                                 while the job is not at rest, so a tree
+                                 made during submission parses none */
     struct strbuf *spec_replay; /* spec.c: the updates applied since the
                                    jobspec was given, compact JSON one
                                    after another */

@@ -1,9 +1,9 @@
 /* Flux plugin args (flux_plugin_arg_*): the IN and OUT objects a callback
  * gets, packed and unpacked with jansson formats (the common ones through
- * quickpack), and the one IN key the runtime builds only when a reader
- * asks for it (plugin_arg_set_lazy, plugin_arg.h).  Behaviour follows
- * flux-core's plugin.c (see the semantics reference); the code is our
- * own. */
+ * quickpack), and what of IN the runtime builds only when a reader needs
+ * it, or tells without building (plugin_arg_set_lazy, plugin_arg.h).
+ * Behaviour follows flux-core's plugin.c (see the semantics reference);
+ * the code is our own. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,14 +21,20 @@
 struct flux_plugin_arg {
     json_t *in;
     json_t *out;
-    /* One key of 'in' built only when a reader asks for it (the runtime
-     * keeps jobspecs compact and most callbacks never read them). */
-    const char *lazy_key;
-    json_t *(*lazy_get) (void *arg);
-    void (*lazy_free) (void *arg);
+    /* What of 'in' is built only when a reader asks for it (most
+     * callbacks read a few members or none): plugin_arg.h. */
+    const struct plugin_arg_lazy *lazy;
     void *lazy_arg;
+    bool filled; /* lazy->fill has put its members in 'in' */
+    bool key_got; /* lazy->key has been built (kept in 'in') */
+    /* members unpacks read through lazy->find, alive as long as the args,
+     * as the members of 'in' would be */
+    json_t **found;
+    int found_count;
     char error[JSON_ERROR_TEXT_LENGTH + 64];
 };
+
+static void arg_fill (flux_plugin_arg_t *args);
 
 flux_plugin_arg_t *flux_plugin_arg_create (void)
 {
@@ -50,51 +56,74 @@ flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out)
 
 void plugin_arg_objects (flux_plugin_arg_t *args, json_t **in, json_t **out)
 {
+    arg_fill (args);
     *in = json_incref (args->in);
     *out = json_incref (args->out);
 }
 
 static void arg_lazy_clear (flux_plugin_arg_t *args)
 {
-    if (args->lazy_get) {
-        args->lazy_get = NULL;
-        if (args->lazy_free)
-            args->lazy_free (args->lazy_arg);
+    const struct plugin_arg_lazy *lazy = args->lazy;
+
+    if (lazy) {
+        args->lazy = NULL;
+        if (lazy->destroy)
+            lazy->destroy (args->lazy_arg);
     }
 }
 
 int plugin_arg_set_lazy (flux_plugin_arg_t *args,
-                         const char *key,
-                         json_t *(*get) (void *arg),
-                         void (*destroy) (void *arg),
+                         const struct plugin_arg_lazy *lazy,
                          void *arg)
 {
-    if (!args || !key || !get) {
+    if (!args || !lazy || !lazy->key || !lazy->get) {
         errno = EINVAL;
         return -1;
     }
     arg_lazy_clear (args);
-    args->lazy_key = key;
-    args->lazy_get = get;
-    args->lazy_free = destroy;
+    args->lazy = lazy;
     args->lazy_arg = arg;
+    args->key_got = false;
     return 0;
+}
+
+/* The members lazy->fill gives put in 'in' (those it has already are
+ * kept), once. */
+static void arg_fill (flux_plugin_arg_t *args)
+{
+    if (!args->lazy || !args->lazy->fill || args->filled
+        || !json_is_object (args->in))
+        return;
+    jobtap_host_json_pool_begin (); /* fill only builds */
+    args->lazy->fill (args->lazy_arg, args->in);
+    jobtap_host_json_pool_end ();
+    args->filled = true;
+}
+
+/* lazy->key built and put in 'in', once. */
+static void arg_get_key (flux_plugin_arg_t *args)
+{
+    json_t *o;
+
+    if (!args->lazy || args->key_got)
+        return;
+    jobtap_host_json_pool_begin (); /* get only builds or parses */
+    o = args->lazy->get (args->lazy_arg);
+    if (o && json_is_object (args->in)
+        && !json_object_get (args->in, args->lazy->key))
+        json_object_set_new (args->in, args->lazy->key, o);
+    else
+        json_decref (o);
+    jobtap_host_json_pool_end ();
+    args->key_got = true;
 }
 
 void plugin_arg_resolve (flux_plugin_arg_t *args)
 {
-    json_t *o;
-
-    if (!args || !args->lazy_get)
+    if (!args || !args->lazy)
         return;
-    jobtap_host_json_pool_begin (); /* lazy_get only builds or parses */
-    o = args->lazy_get (args->lazy_arg);
-    if (o && json_is_object (args->in)
-        && !json_object_get (args->in, args->lazy_key))
-        json_object_set_new (args->in, args->lazy_key, o);
-    else
-        json_decref (o);
-    jobtap_host_json_pool_end ();
+    arg_fill (args);
+    arg_get_key (args);
     arg_lazy_clear (args);
 }
 
@@ -112,6 +141,9 @@ void flux_plugin_arg_destroy (flux_plugin_arg_t *args)
         arg_lazy_clear (args);
         json_decref (args->in);
         json_decref (args->out);
+        for (int i = 0; i < args->found_count; i++)
+            json_decref (args->found[i]);
+        free (args->found);
         free (args);
         errno = saved_errno;
     }
@@ -135,6 +167,42 @@ arg_seterror (flux_plugin_arg_t *args, int errnum, const char *fmt, ...)
     }
     errno = errnum;
     return -1;
+}
+
+/* The members an unpack read through lazy->find: kept with the args
+ * (their strings are the reader's until then).  -1 out of memory
+ * (the values released). */
+static int arg_keep_found (flux_plugin_arg_t *args, struct quick_virtual *vt)
+{
+    json_t **found = realloc (args->found, (args->found_count + vt->held_count)
+                                               * sizeof (*found));
+    if (!found) {
+        for (int i = 0; i < vt->held_count; i++)
+            json_decref (vt->held[i]);
+        return -1;
+    }
+    memcpy (found + args->found_count, vt->held,
+            vt->held_count * sizeof (*found));
+    args->found = found;
+    args->found_count += vt->held_count;
+    return 0;
+}
+
+/* An unpack of IN reading what 'in' lacks through lazy->find: true if
+ * done. */
+static bool arg_unpack_found (flux_plugin_arg_t *args,
+                              const char *fmt,
+                              va_list ap)
+{
+    struct quick_virtual vt = {
+        .find = args->lazy->find,
+        .arg = args->lazy_arg,
+    };
+    bool done = quickpack_unpack_virtual (args->in, fmt, ap, &vt);
+
+    if (vt.held_count == 0)
+        return done;
+    return arg_keep_found (args, &vt) == 0 && done;
 }
 
 static json_t **arg_target (flux_plugin_arg_t *args, int flags)
@@ -257,9 +325,18 @@ int flux_plugin_arg_vunpack (flux_plugin_arg_t *args,
         return -1;
     }
     args->error[0] = '\0';
-    if (!(flags & FLUX_PLUGIN_ARG_OUT) && args->lazy_get
-        && quickpack_may_read (fmt, ap, args->lazy_key))
-        plugin_arg_resolve (args);
+    if (!(flags & FLUX_PLUGIN_ARG_OUT) && args->lazy) {
+        bool find = args->lazy->find != NULL;
+        if (find && arg_unpack_found (args, fmt, ap))
+            return 0;
+        if (!args->key_got && quickpack_may_read (fmt, ap, args->lazy->key)) {
+            /* the key whole, and what else it reads still told */
+            arg_get_key (args);
+            if (find && arg_unpack_found (args, fmt, ap))
+                return 0;
+        }
+        arg_fill (args);
+    }
     rc = quickpack_vunpack (*arg_target (args, flags), &err, fmt, ap);
     if (rc < 0)
         return arg_seterror (args, EINVAL, "%s", err.text);

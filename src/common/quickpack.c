@@ -1,4 +1,5 @@
-/* Quick pack and unpack for the usual jansson formats, and the format
+/* Quick pack and unpack for the usual jansson formats, with what the
+ * root lacks told by a finder (plugin args' lazy part), and the format
  * walk behind the lazy key of plugin args (quickpack.h). */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -15,6 +16,7 @@
 struct fmt_walk {
     const char *p;
     va_list ap;
+    struct quick_virtual *virt; /* unpack: what the root lacks, told */
 };
 
 static void walk_blanks (struct fmt_walk *w)
@@ -145,6 +147,12 @@ static int quick_key (struct fmt_walk *q, const char **key)
     return 1;
 }
 
+static bool quick_virtual_value (struct fmt_walk *q,
+                                 const char **path,
+                                 int n,
+                                 bool opt,
+                                 int depth);
+
 /* At '{'; o NULL: an optional key that is absent (arguments consumed,
  * nothing written). */
 static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
@@ -164,11 +172,79 @@ static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
             q->p++;
         }
         v = o ? json_object_get (o, key) : NULL;
+        if (!v && o && depth == 0 && q->virt) {
+            const char *path[33] = {key};
+            if (!quick_virtual_value (q, path, 1, opt, depth + 1))
+                return false;
+            continue;
+        }
         if (o && !v && !opt)
             return false;
         if (!quick_value (q, v, depth + 1))
             return false;
     }
+}
+
+/* The value at 'path' (n keys from the root) of what the root lacks, as
+ * the finder tells it: objects are walked, scalars unpacked from the
+ * value it gives (held for the reader, also as 'o'), absent members
+ * skipped where optional.  Whatever the finder cannot tell, or the format
+ * wants of an object as a whole ('o'), or an error, is false: the caller
+ * then makes the value and unpacks that. */
+static bool quick_virtual_value (struct fmt_walk *q,
+                                 const char **path,
+                                 int n,
+                                 bool opt,
+                                 int depth)
+{
+    struct quick_virtual *vt = q->virt;
+    char c = quick_token (q);
+    json_t *v = NULL;
+    int kind = vt->find (vt->arg, path, n, &v);
+
+    if (kind == JOBTAP_SPEC_ABSENT)
+        return opt && quick_value (q, NULL, depth);
+    if (kind == JOBTAP_SPEC_VALUE) {
+        if (c == '{' || vt->held_count == QUICK_VIRTUAL_HELD) {
+            json_decref (v);
+            return false;
+        }
+        vt->held[vt->held_count++] = v;
+        return quick_value (q, v, depth);
+    }
+    if (kind != JOBTAP_SPEC_OBJECT || c != '{' || depth > 32)
+        return false;
+    q->p++;
+    for (;;) {
+        const char *key;
+        bool key_opt = false;
+        int k = quick_key (q, &key);
+        if (k <= 0)
+            return k == 0;
+        if (quick_token (q) == '?') {
+            key_opt = true;
+            q->p++;
+        }
+        path[n] = key;
+        if (!quick_virtual_value (q, path, n + 1, key_opt, depth + 1))
+            return false;
+    }
+}
+
+bool quickpack_unpack_virtual (json_t *root,
+                               const char *fmt,
+                               va_list ap,
+                               struct quick_virtual *virt)
+{
+    struct fmt_walk q = {.p = fmt, .virt = virt};
+    bool done;
+
+    if (!root || !fmt || quick_token (&q) != '{')
+        return false;
+    va_copy (q.ap, ap);
+    done = quick_value (&q, root, 0) && quick_token (&q) == '\0';
+    va_end (q.ap);
+    return done;
 }
 
 static bool quick_value (struct fmt_walk *q, json_t *v, int depth)

@@ -2,10 +2,12 @@
  * plugins and the runtime mostly use (objects, nested, of 's' keys and
  * scalar values), with jansson's meaning; any other format, and any
  * failure, goes to jansson, which then does the whole job and words the
- * error.  It also owns the format walk that tells whether an unpack may
- * read a given key (the lazy key of plugin args).
+ * error.  Unpacks may have what their root lacks told by a finder
+ * (quickpack_unpack_virtual: the lazy part of plugin args).  It also owns
+ * the format walk that tells whether an unpack may read a given key (the
+ * lazy key of plugin args).
  *
- * Callers: plugin.c (flux_plugin_arg_vpack/vunpack) and, through
+ * Callers: plugin_arg.c (flux_plugin_arg_vpack/vunpack) and, through
  * plugin_vpack, the runtime's own pack paths.
  * test/unit/test_quickpack.c checks it against jansson. */
 #ifndef JOBTAP_QUICKPACK_H
@@ -26,6 +28,29 @@ int quickpack_vunpack (json_t *root,
  * when the format is one it leaves to jansson or unpacking failed, having
  * written only what jansson, given the same arguments, writes too. */
 bool quickpack_unpack (json_t *root, const char *fmt, va_list ap);
+
+/* The top-level keys an unpack's root lacks read from a finder:
+ * find (arg, path, depth, &value) answers for the members at paths from
+ * the root as ops.jobspec_find does (JOBTAP_SPEC_*, host.h); the scalars
+ * it gives are kept in held[] for the unpack's reader, who must decref
+ * them when done with what it unpacked. */
+#define QUICK_VIRTUAL_HELD 8
+struct quick_virtual {
+    int (*find) (void *arg, const char *const *path, int depth,
+                 json_t **value);
+    void *arg;
+    json_t *held[QUICK_VIRTUAL_HELD];
+    int held_count;
+};
+
+/* quickpack_unpack of root with the keys it lacks read from the finder:
+ * true if it unpacked the whole format; false when the format or the
+ * finder's answers need the real values, or unpacking failed (having
+ * written only what an unpack of the real values writes too). */
+bool quickpack_unpack_virtual (json_t *root,
+                               const char *fmt,
+                               va_list ap,
+                               struct quick_virtual *virt);
 
 /* The quick pack alone: a new object, or NULL when the format is one it
  * leaves to jansson or packing failed (no reference of an argument kept). */

@@ -1,4 +1,5 @@
 /* Jobspec storage and updates (spec.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
@@ -12,9 +13,18 @@
 #include "spec.h"
 #include "store_file.h"
 
+/* The updates' objects let go: from now on they are read from the list's
+ * text. */
+static void spec_live_drop (struct job *job)
+{
+    json_decref (job->spec_live);
+    job->spec_live = NULL;
+}
+
 /* Let the host's recipe and the list of updates go. */
 static void spec_source_drop (struct job *job)
 {
+    spec_live_drop (job);
     strbuf_destroy (job->spec_replay);
     job->spec_replay = NULL;
     free (job->spec_source);
@@ -40,6 +50,7 @@ static bool spec_rebuildable (struct job *job)
 static void spec_compact (struct job *job)
 {
     job_hot_leave (job);
+    spec_live_drop (job);
     if (!job->jobspec)
         return;
     if (spec_rebuildable (job)) {
@@ -79,6 +90,16 @@ static int spec_replay_apply (struct job *job, json_t *spec, json_error_t *e)
 {
     const struct strbuf *b = job->spec_replay;
     size_t off = 0;
+
+    if (job->spec_live) {
+        size_t i;
+        json_t *u;
+        json_array_foreach (job->spec_live, i, u) {
+            if (apply_dotted (spec, u) < 0)
+                return -1;
+        }
+        return 0;
+    }
 
     while (b && off < b->len) {
         /* one value at a time: e->position says where it ended */
@@ -166,10 +187,12 @@ void spec_trial_begin (struct job *job, struct spec_trial *t)
     t->text = job->jobspec_text; /* kept aside: the trial changes the tree */
     job->jobspec_text = NULL;
     t->replay_len = job->spec_replay ? job->spec_replay->len : 0;
+    spec_live_drop (job); /* the list's text alone is put back */
 }
 
 void spec_trial_end (struct job *job, struct spec_trial *t)
 {
+    spec_live_drop (job); /* it may have the trial's updates */
     spec_take (job, t->tree, t->text);
     /* the trial's updates leave the list (if one could not be listed,
      * the recipe went, and stays gone) */
@@ -181,6 +204,104 @@ void spec_trial_end (struct job *job, struct spec_trial *t)
         job->spec_replay->len = t->replay_len;
         job->spec_replay->data[t->replay_len] = '\0';
     }
+}
+
+int job_spec_from_source (struct job *job, void *data, size_t len)
+{
+    if (len > UINT32_MAX || !job->rt->ops->jobspec_rebuild) {
+        free (data);
+        errno = EINVAL;
+        return -1;
+    }
+    job_set_jobspec (job, NULL, NULL);
+    job->spec_source = data;
+    job->spec_source_len = (uint32_t)len;
+    return 0;
+}
+
+/* Where the dotted update key k lies against path (depth keys). */
+enum key_place {
+    KEY_APART,  /* neither on the way to path nor below it */
+    KEY_ABOVE,  /* names path or a member on the way to it */
+    KEY_BELOW,  /* names a member below path: path is an object */
+};
+
+static enum key_place key_against_path (const char *k,
+                                        const char *const *path,
+                                        int depth)
+{
+    for (int i = 0; i < depth; i++) {
+        size_t n = strlen (path[i]);
+        if (strchr (path[i], '.'))
+            return KEY_ABOVE; /* a key no update can name: say the worst */
+        if (strncmp (k, path[i], n))
+            return KEY_APART;
+        if (k[n] == '\0')
+            return KEY_ABOVE;
+        if (k[n] != '.')
+            return KEY_APART;
+        k += n + 1;
+    }
+    return KEY_BELOW;
+}
+
+/* What the updates listed since the recipe do to path: KEY_ABOVE if one
+ * may have changed it, KEY_BELOW if it is an object now, else KEY_APART.
+ * job->all_updates has every key of the list (and earlier ones). */
+static enum key_place updates_against_path (struct job *job,
+                                            const char *const *path,
+                                            int depth)
+{
+    enum key_place worst = KEY_APART;
+    const char *key;
+    json_t *val;
+
+    if (!job->spec_replay || job->spec_replay->len == 0)
+        return KEY_APART;
+    if (!json_is_object (job->all_updates))
+        return KEY_ABOVE;
+    json_object_foreach (job->all_updates, key, val) {
+        enum key_place place = key_against_path (key, path, depth);
+        if (place == KEY_ABOVE)
+            return KEY_ABOVE;
+        if (place == KEY_BELOW)
+            worst = KEY_BELOW;
+    }
+    return worst;
+}
+
+bool spec_updated (struct job *job)
+{
+    return job->spec_replay && job->spec_replay->len > 0;
+}
+
+int spec_find (struct job *job,
+               const char *const *path,
+               int depth,
+               json_t **value)
+{
+    const struct jobtap_host_ops *ops = job->rt->ops;
+    enum key_place updated;
+    int kind;
+
+    *value = NULL;
+    /* a tree at hand is read as it is */
+    if (job->jobspec || !spec_rebuildable (job) || !ops->jobspec_find)
+        return JOBTAP_SPEC_UNKNOWN;
+    /* an update listed since the recipe is only in the tree made from
+     * both, unless it is elsewhere */
+    if ((updated = updates_against_path (job, path, depth)) == KEY_ABOVE)
+        return JOBTAP_SPEC_UNKNOWN;
+    kind = ops->jobspec_find (job->spec_source, job->spec_source_len, path,
+                              depth, value, job->rt->ops_arg);
+    if (kind == JOBTAP_SPEC_VALUE && *value && updated == KEY_APART)
+        return kind;
+    json_decref (*value);
+    *value = NULL;
+    if (kind == JOBTAP_SPEC_OBJECT
+        || (kind == JOBTAP_SPEC_ABSENT && updated == KEY_APART))
+        return kind;
+    return JOBTAP_SPEC_UNKNOWN;
 }
 
 void job_spec_source (struct job *job, void *data, size_t len)
@@ -297,35 +418,48 @@ static int apply_dotted (json_t *root, json_t *updates)
 
 /* The updates in the job's list of those applied since its jobspec was
  * given (created or replaced whole), which with the host's recipe give
- * the tree back (spec_rebuild). */
-static void spec_replay_add (struct job *job, json_t *updates)
+ * the tree back (spec_rebuild).  -1 if out of memory: the list is as it
+ * was. */
+static int spec_replay_add (struct job *job, json_t *updates)
 {
     struct strbuf *b = job->spec_replay;
+    bool first;
 
     /* a host that cannot rebuild never gives a recipe to replay on */
     if (job->spec_unreplayable || !job->rt->ops->jobspec_rebuild)
-        return;
+        return 0;
     if (!b && !(b = job->spec_replay = calloc (1, sizeof (*b))))
-        goto nomem;
+        return -1;
+    first = b->len == 0;
     if (compact_append (NULL, updates, &b->data, &b->len, &b->cap) < 0)
-        goto nomem;
-    return;
-nomem:
-    spec_unsource (job);
+        return -1;
+    /* objects too while the job is not at rest, if they are all there */
+    if (first && !job->spec_resting && !job->spec_live)
+        job->spec_live = json_array ();
+    if ((job->spec_resting || !first) && !job->spec_live)
+        return 0;
+    if (json_array_append (job->spec_live, updates) < 0)
+        spec_live_drop (job);
+    return 0;
 }
 
 static int spec_apply_pooled (struct job *job, json_t *updates)
 {
+    /* a tree not made yet is made with the updates when a reader needs
+     * it: listing them is enough */
+    if (!job->jobspec && spec_rebuildable (job)
+        && spec_replay_add (job, updates) == 0)
+        return 0;
+
     json_t *spec = job_jobspec (job);
     json_t *root = spec ? own_object (spec) : NULL;
     int rc;
 
     if (!root)
         return -1;
-    if ((rc = apply_dotted (root, updates)) == 0)
-        spec_replay_add (job, updates);
-    else
-        spec_unsource (job);
+    if ((rc = apply_dotted (root, updates)) < 0
+        || spec_replay_add (job, updates) < 0)
+        spec_unsource (job); /* the tree has what the list cannot give */
     spec_take (job, root, NULL); /* the text kept at rest is stale */
     return rc;
 }
@@ -368,6 +502,16 @@ int validate_updates (json_t *updates)
  * so it outlives the jobspec tree while plugins are called. */
 json_t *job_dependencies (struct job *job)
 {
+    static const char *const path[] = {"attributes", "system",
+                                       "dependencies"};
+    json_t *v;
+
+    switch (spec_find (job, path, 3, &v)) {
+    case JOBTAP_SPEC_ABSENT:
+        return NULL;
+    case JOBTAP_SPEC_VALUE:
+        return v;
+    }
     return json_incref (
         json_object_get (json_object_get (json_object_get (job_jobspec (job),
                                                            "attributes"),

@@ -25,6 +25,21 @@ json_t *job_jobspec (struct job *job);
 /* Replace the jobspec (steals 'spec' and 'text'; text may be NULL): the
  * host's recipe goes, and the updates are listed anew from here. */
 void job_set_jobspec (struct job *job, json_t *spec, char *text);
+/* The job's jobspec is the one the host's recipe 'data' (stolen) makes,
+ * made when a reader needs the tree; -1 (data freed, EINVAL) if the host
+ * cannot make it or len is too large. */
+int job_spec_from_source (struct job *job, void *data, size_t len);
+/* What the job's jobspec has at 'path' (depth keys), told without making
+ * its tree: JOBTAP_SPEC_* (host.h), a scalar in *value (new reference)
+ * with JOBTAP_SPEC_VALUE.  UNKNOWN whenever only the tree tells: it is
+ * made, or updates were applied since the recipe, or the host cannot
+ * tell. */
+int spec_find (struct job *job,
+               const char *const *path,
+               int depth,
+               json_t **value);
+/* Whether updates were applied since the recipe was given. */
+bool spec_updated (struct job *job);
 /* The host's recipe for the jobspec the job was created with, or last
  * given whole (steals 'data'); it takes the place of the jobspec's text.
  * Freed at once if the job has one already, if the host cannot rebuild,
@@ -55,7 +70,9 @@ struct spec_trial {
 };
 void spec_trial_begin (struct job *job, struct spec_trial *t);
 void spec_trial_end (struct job *job, struct spec_trial *t);
-/* Apply dotted-key updates to the job's jobspec; a null value deletes. */
+/* Apply dotted-key updates to the job's jobspec; a null value deletes.
+ * Updates that stay (not a trial's) go to job->all_updates too, which
+ * spec_find reads to tell which members they changed. */
 int spec_apply_updates (struct job *job, json_t *updates);
 /* 0 if 'updates' is an object whose keys all start with attributes,
  * resources or tasks; -1 otherwise. */

@@ -153,37 +153,18 @@ json_t *submit_context (uint32_t userid, int urgency, const int *flags)
     return o;
 }
 
-int jobtap_host_submit (json_t *jobspec,
-                        uint32_t userid,
-                        int urgency,
-                        double t_submit,
-                        int flags,
-                        json_t **updates,
-                        uint64_t *token,
-                        jobtap_host_error_t *err)
+/* The submission of job (new, holding its jobspec or the host's recipe
+ * for it; the reference is taken), under the runtime lock. */
+static int submit_job (struct job *job,
+                       uint32_t userid,
+                       int urgency,
+                       int flags,
+                       json_t **updates,
+                       uint64_t *token,
+                       jobtap_host_error_t *err)
 {
-    struct runtime *rt = host_runtime ();
-    struct job *job;
-    int rc = -1;
-    /* (JOBTAP_SUBMIT_TEST_ONLY needs nothing here: the caller aborts
-     * those jobs) */
-    json_t *taken = flags & JOBTAP_SUBMIT_TAKE_JOBSPEC ? jobspec : NULL;
+    struct runtime *rt = job->rt;
 
-    if (!jobspec || !json_is_object (jobspec) || urgency < 0 || urgency > 31
-        || !token) {
-        json_decref (taken);
-        errprintf (err, "invalid argument");
-        errno = EINVAL;
-        return -1;
-    }
-    runtime_lock ();
-    provisional_expire (rt);
-    job = job_create (rt, jobspec, userid, urgency, t_submit);
-    json_decref (taken); /* the job holds its own */
-    if (!job) {
-        errprintf (err, "out of memory");
-        goto out;
-    }
     job->token = ++rt->next_token;
     job->id = JOBTAP_PROVISIONAL_ID_BIT | job->token;
     table_insert (job);
@@ -203,7 +184,7 @@ int jobtap_host_submit (json_t *jobspec,
         int e = errno;
         provisional_drop (job);
         errno = e;
-        goto out;
+        return -1;
     }
     if (updates) {
         jobtap_host_json_pool_begin ();
@@ -212,8 +193,84 @@ int jobtap_host_submit (json_t *jobspec,
         jobtap_host_json_pool_end ();
     }
     *token = job->token;
-    rc = 0;
-out:
+    return 0;
+}
+
+static bool submit_args_valid (int urgency, const uint64_t *token)
+{
+    return urgency >= 0 && urgency <= 31 && token;
+}
+
+static int invalid_argument (jobtap_host_error_t *err)
+{
+    errprintf (err, "invalid argument");
+    errno = EINVAL;
+    return -1;
+}
+
+int jobtap_host_submit (json_t *jobspec,
+                        uint32_t userid,
+                        int urgency,
+                        double t_submit,
+                        int flags,
+                        json_t **updates,
+                        uint64_t *token,
+                        jobtap_host_error_t *err)
+{
+    struct runtime *rt = host_runtime ();
+    struct job *job;
+    int rc = -1;
+    /* (JOBTAP_SUBMIT_TEST_ONLY needs nothing here: the caller aborts
+     * those jobs) */
+    json_t *taken = flags & JOBTAP_SUBMIT_TAKE_JOBSPEC ? jobspec : NULL;
+
+    if (!json_is_object (jobspec) || !submit_args_valid (urgency, token)) {
+        json_decref (taken);
+        return invalid_argument (err);
+    }
+    runtime_lock ();
+    provisional_expire (rt);
+    job = job_create (rt, jobspec, userid, urgency, t_submit);
+    json_decref (taken); /* the job holds its own */
+    if (!job)
+        errprintf (err, "out of memory");
+    else
+        rc = submit_job (job, userid, urgency, flags, updates, token, err);
+    runtime_unlock ();
+    return rc;
+}
+
+int jobtap_host_submit_from_source (void *source,
+                                    size_t len,
+                                    uint32_t userid,
+                                    int urgency,
+                                    double t_submit,
+                                    int flags,
+                                    json_t **updates,
+                                    uint64_t *token,
+                                    jobtap_host_error_t *err)
+{
+    struct runtime *rt = host_runtime ();
+    struct job *job;
+    int rc = -1;
+
+    if (!source || !rt->ops->jobspec_rebuild
+        || !submit_args_valid (urgency, token)) {
+        free (source);
+        return invalid_argument (err);
+    }
+    runtime_lock ();
+    provisional_expire (rt);
+    if (!(job = job_create (rt, NULL, userid, urgency, t_submit))
+        || job_spec_from_source (job, source, len) < 0) {
+        if (job)
+            job_decref (job);
+        else
+            free (source);
+        errprintf (err, "out of memory");
+    }
+    else
+        rc = submit_job (job, userid, urgency, flags, updates, token, err);
     runtime_unlock ();
     return rc;
 }
@@ -225,17 +282,6 @@ static struct job *find_token (struct runtime *rt, uint64_t token)
         return NULL;
     job = table_find (rt, JOBTAP_PROVISIONAL_ID_BIT | token);
     return job && job->token == token ? job : NULL;
-}
-
-void jobtap_host_submit_source (uint64_t token, void *source, size_t len)
-{
-    struct job *job;
-    runtime_lock ();
-    if ((job = find_token (host_runtime (), token)))
-        job_spec_source (job, source, len);
-    else
-        free (source);
-    runtime_unlock ();
 }
 
 void jobtap_host_job_source (uint64_t id, void *source, size_t len)

@@ -125,12 +125,34 @@ struct jobtap_host_ops {
      * once inside jobtap_host_job_new. */
     bool compact_later;
 
-    /* Optional: the jobspec the host made from 'source' (given with
-     * jobtap_host_submit_source), a new reference or NULL.  Called with
-     * the runtime lock held, on any thread, inside a JSON pool scope
-     * (jobtap_host_json_pool_begin): it must read nothing but the source
-     * and only build the tree. */
+    /* Optional: the jobspec the host makes from 'source' (given with
+     * jobtap_host_submit_from_source or jobtap_host_job_source), a new
+     * reference or NULL.  Called with the runtime lock held, on any
+     * thread, inside a JSON pool scope (jobtap_host_json_pool_begin): it
+     * must read nothing but the source and only build the tree. */
     json_t *(*jobspec_rebuild) (const void *source, size_t len, void *arg);
+
+    /* Optional, with jobspec_rebuild: what the jobspec made from 'source'
+     * has at 'path' (depth keys from its root), told without making it,
+     * so that a plugin reading a few members of a jobspec nobody changed
+     * costs no tree.  A scalar's value in *value (a new reference) with
+     * JOBTAP_SPEC_VALUE, or JOBTAP_SPEC_OBJECT, JOBTAP_SPEC_ABSENT, or
+     * JOBTAP_SPEC_UNKNOWN when only the tree tells (the runtime then
+     * builds it).  Called as jobspec_rebuild is, outside a pool scope. */
+    int (*jobspec_find) (const void *source,
+                         size_t len,
+                         const char *const *path,
+                         int depth,
+                         json_t **value,
+                         void *arg);
+};
+
+/* ops.jobspec_find's answers. */
+enum {
+    JOBTAP_SPEC_UNKNOWN = 0,
+    JOBTAP_SPEC_ABSENT,
+    JOBTAP_SPEC_OBJECT,
+    JOBTAP_SPEC_VALUE,
 };
 
 /* --- Lifecycle --------------------------------------------------------- */
@@ -276,16 +298,28 @@ int jobtap_host_submit (json_t *jobspec,
                         uint64_t *token,
                         jobtap_host_error_t *err);
 
-/* How the host made the jobspec it gave jobtap_host_submit for 'token'
- * (opaque to the runtime; malloc'd, taken, freed with free()).  With
- * ops.jobspec_rebuild, a job at rest then keeps this source instead of its
- * jobspec as text, and a later reader gets the jobspec back through
- * ops.jobspec_rebuild plus the updates applied since, in order.  Ignored (and
- * freed) for an unknown token, without ops.jobspec_rebuild, or once the
- * job's jobspec was replaced whole. */
-void jobtap_host_submit_source (uint64_t token, void *source, size_t len);
-/* The same for the jobspec last given whole for job 'id': to
- * jobtap_host_job_new or jobtap_host_jobs_restore, called right after. */
+/* jobtap_host_submit of the jobspec the host makes from 'source' (opaque
+ * to the runtime; malloc'd, taken also when it fails, freed with free()),
+ * for hosts with ops.jobspec_rebuild.  The jobspec is made only when a
+ * reader needs it as a tree (ops.jobspec_rebuild, plus the updates applied
+ * since, in order); members ops.jobspec_find tells are read without it.
+ * A job at rest keeps the source, not the jobspec's text.  EINVAL without
+ * ops.jobspec_rebuild. */
+int jobtap_host_submit_from_source (void *source,
+                                    size_t len,
+                                    uint32_t userid,
+                                    int urgency,
+                                    double t_submit,
+                                    int flags,
+                                    json_t **updates,
+                                    uint64_t *token,
+                                    jobtap_host_error_t *err);
+/* How the host made the jobspec last given whole for job 'id' (to
+ * jobtap_host_job_new or jobtap_host_jobs_restore, called right after),
+ * taken as jobtap_host_submit_from_source takes it: at rest the job keeps
+ * it instead of the jobspec's text.  Ignored (and freed) for an unknown
+ * id, without ops.jobspec_rebuild, or once the job's jobspec was updated
+ * with no record of the update. */
 void jobtap_host_job_source (uint64_t id, void *source, size_t len);
 
 /* Drop a provisional job the scheduler refused or that was --test-only.

@@ -411,6 +411,75 @@ static void output (json_t *system, const struct jobspec_fields *f)
          set (json_object (), "options", set (json_object (), "output", out)));
 }
 
+/* attributes.system's members made of one field each: what the build
+ * puts there, or NULL for nothing.  jobspec_system_member answers a
+ * reader from the same functions, so the two cannot differ. */
+static json_t *sys_duration (const struct jobspec_fields *f)
+{
+    return json_real (f->time_limit * 60.);
+}
+
+static json_t *sys_queue (const struct jobspec_fields *f)
+{
+    return f->partition && f->partition[0] ? json_string (f->partition) : NULL;
+}
+
+static json_t *sys_bank (const struct jobspec_fields *f)
+{
+    return f->account && f->account[0] ? jobspec_lowercase (f->account) : NULL;
+}
+
+static json_t *sys_project (const struct jobspec_fields *f)
+{
+    return f->wckey && f->wckey[0] ? jobspec_lowercase (f->wckey) : NULL;
+}
+
+static json_t *sys_cwd (const struct jobspec_fields *f)
+{
+    return f->work_dir && f->work_dir[0] ? json_string (f->work_dir) : NULL;
+}
+
+static const struct {
+    const char *key;
+    json_t *(*make) (const struct jobspec_fields *f);
+} system_scalars[] = {
+    {"duration", sys_duration},
+    {"queue", sys_queue},
+    {"bank", sys_bank},
+    {"project", sys_project},
+    {"cwd", sys_cwd},
+};
+#define NSYSTEM_SCALARS (sizeof (system_scalars) / sizeof (system_scalars[0]))
+
+/* The other members the build may put in attributes.system. */
+static const char *const system_others[] = {
+    "job", "dependencies", "constraints", "slurm", "shell",
+};
+
+enum jobspec_member jobspec_system_member (const struct jobspec_fields *f,
+                                           const char *key,
+                                           json_t **value)
+{
+    *value = NULL;
+    for (size_t i = 0; i < NSYSTEM_SCALARS; i++) {
+        if (!strcmp (key, system_scalars[i].key)) {
+            *value = system_scalars[i].make (f);
+            return *value ? JOBSPEC_MEMBER_VALUE : JOBSPEC_MEMBER_ABSENT;
+        }
+    }
+    if (!strcmp (key, "job")) /* {name} */
+        return f->name && f->name[0] ? JOBSPEC_MEMBER_OBJECT
+                                     : JOBSPEC_MEMBER_ABSENT;
+    if (!strcmp (key, "dependencies") && (!f->dependency || !f->dependency[0]))
+        return JOBSPEC_MEMBER_ABSENT;
+    for (size_t i = 0; i < sizeof (system_others) / sizeof (*system_others);
+         i++) {
+        if (!strcmp (key, system_others[i]))
+            return JOBSPEC_MEMBER_UNKNOWN;
+    }
+    return JOBSPEC_MEMBER_ABSENT;
+}
+
 json_t *jobspec_build (const struct jobspec_fields *f)
 {
     json_t *count = NULL;
@@ -419,13 +488,8 @@ json_t *jobspec_build (const struct jobspec_fields *f)
     json_t *deps, *cons;
     char *dependency = canonical_dependency (f->dependency);
 
-    json_object_set_new (system, "duration", json_real (f->time_limit * 60.));
-    set_str (system, "queue", f->partition);
-    if (f->account && f->account[0])
-        json_object_set_new (system, "bank", jobspec_lowercase (f->account));
-    if (f->wckey && f->wckey[0])
-        json_object_set_new (system, "project", jobspec_lowercase (f->wckey));
-    set_str (system, "cwd", f->work_dir);
+    for (size_t i = 0; i < NSYSTEM_SCALARS; i++)
+        set (system, system_scalars[i].key, system_scalars[i].make (f));
     if (f->name && f->name[0])
         set (system, "job",
              set (json_object (), "name", json_string (f->name)));

@@ -73,6 +73,22 @@ struct jobspec_fields {
     uint32_t array_task_id; /* with array_job_id */
 };
 
+/* What a reader finds at a path of a jobspec without building it. */
+enum jobspec_member {
+    JOBSPEC_MEMBER_UNKNOWN = 0, /* only the built jobspec tells */
+    JOBSPEC_MEMBER_ABSENT,
+    JOBSPEC_MEMBER_OBJECT,
+    JOBSPEC_MEMBER_VALUE,       /* a scalar, given */
+};
+
+/* attributes.system.<key> of jobspec_build (f), built alone: a scalar
+ * member's value (*value, a new reference) or what kind the member is.
+ * The members made of one field each are answered; for the others it
+ * says whether they are there when that is cheap to tell. */
+enum jobspec_member jobspec_system_member (const struct jobspec_fields *f,
+                                           const char *key,
+                                           json_t **value);
+
 /* The jobspec of a job.  New reference, or NULL when out of memory.  Parts
  * of the tree may be shared with other jobspecs built here: change them
  * only through copy-on-write (as the runtime does). */

@@ -1,5 +1,6 @@
 /* A job's fields in one block (jobspec_fields.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +54,10 @@ static const size_t string_members[] = {
     offsetof (struct jobspec_fields, array),
 };
 #define NSTRINGS (sizeof (string_members) / sizeof (string_members[0]))
+/* The strings jobspec_system_member reads (partition to dependency) come
+ * first: finding a member loads no more (test_jobspec_fields checks the
+ * answers against the built jobspec). */
+#define SYSTEM_MEMBER_STRINGS 6
 
 static const char **member (struct jobspec_fields *f, size_t i)
 {
@@ -142,10 +147,12 @@ static const char *take_string (const char **p, const char *end)
     return s;
 }
 
-/* The fields of block into *f, strings borrowed from it and argv's
- * pointers in argv (b->argc of them). */
+/* The fields of block into *f: the numbers, the first 'nstrings' string
+ * members (borrowed from it; the others NULL), and with argv (room for
+ * b->argc pointers) the arguments too. */
 static int load (const struct block *b,
                  struct jobspec_fields *f,
+                 size_t nstrings,
                  const char **argv)
 {
     const char *p = (const char *)(b + 1), *end = (const char *)b + b->len;
@@ -164,21 +171,28 @@ static int load (const struct block *b,
         .mail_type = b->mail_type,
         .begin_time = b->begin_time,
         .nice = b->nice,
-        .argc = b->argc,
-        .argv = b->argc ? (char *const *)argv : NULL,
+        .argc = argv ? b->argc : 0,
+        .argv = argv && b->argc ? (char *const *)argv : NULL,
         .array_job_id = b->array_job_id,
         .array_task_id = b->array_task_id,
     };
-    for (size_t i = 0; i < NSTRINGS; i++) {
+    for (size_t i = 0; i < nstrings; i++) {
         if ((b->present & (1u << i))
             && !(*member (f, i) = take_string (&p, end)))
             return -1;
     }
-    for (uint32_t i = 0; i < b->argc; i++) {
+    for (uint32_t i = 0; argv && i < b->argc; i++) {
         if (!(argv[i] = take_string (&p, end)))
             return -1;
     }
     return 0;
+}
+
+/* Whether block is one saved here, len bytes long. */
+static bool block_valid (const struct block *b, size_t len)
+{
+    return b && len >= sizeof (*b) && b->magic == FIELDS_MAGIC && b->len == len
+           && b->argc <= len;
 }
 
 json_t *jobspec_fields_build (const void *block, size_t len)
@@ -188,8 +202,7 @@ json_t *jobspec_fields_build (const void *block, size_t len)
     const char *few[16], **argv = few;
     json_t *spec = NULL;
 
-    if (!b || len < sizeof (*b) || b->magic != FIELDS_MAGIC || b->len != len
-        || b->argc > len) {
+    if (!block_valid (b, len)) {
         errno = EINVAL;
         return NULL;
     }
@@ -198,11 +211,51 @@ json_t *jobspec_fields_build (const void *block, size_t len)
         errno = ENOMEM;
         return NULL;
     }
-    if (load (b, &f, argv) < 0)
+    if (load (b, &f, NSTRINGS, argv) < 0)
         errno = EINVAL;
     else if (!(spec = jobspec_build (&f)))
         errno = ENOMEM;
     if (argv != few)
         free (argv);
     return spec;
+}
+
+enum jobspec_member jobspec_fields_find (const void *block,
+                                         size_t len,
+                                         const char *const *path,
+                                         int depth,
+                                         json_t **value)
+{
+    struct jobspec_fields f;
+
+    *value = NULL;
+    if (depth == 0)
+        return JOBSPEC_MEMBER_OBJECT;
+    if (depth == 1) {
+        if (!strcmp (path[0], "version"))
+            return (*value = json_integer (1)) ? JOBSPEC_MEMBER_VALUE
+                                               : JOBSPEC_MEMBER_UNKNOWN;
+        if (!strcmp (path[0], "attributes"))
+            return JOBSPEC_MEMBER_OBJECT;
+        if (!strcmp (path[0], "resources") || !strcmp (path[0], "tasks"))
+            return JOBSPEC_MEMBER_UNKNOWN;
+        return JOBSPEC_MEMBER_ABSENT;
+    }
+    if (strcmp (path[0], "attributes"))
+        return JOBSPEC_MEMBER_UNKNOWN;
+    if (depth == 2)
+        return !strcmp (path[1], "system") ? JOBSPEC_MEMBER_OBJECT
+                                           : JOBSPEC_MEMBER_ABSENT;
+    if (strcmp (path[1], "system") || depth > 4
+        || !block_valid (block, len)
+        || load (block, &f, SYSTEM_MEMBER_STRINGS, NULL) < 0)
+        return JOBSPEC_MEMBER_UNKNOWN;
+    if (depth == 3)
+        return jobspec_system_member (&f, path[2], value);
+    if (strcmp (path[2], "job") || !f.name || !f.name[0])
+        return JOBSPEC_MEMBER_UNKNOWN;
+    if (strcmp (path[3], "name"))
+        return JOBSPEC_MEMBER_ABSENT;
+    return (*value = json_string (f.name)) ? JOBSPEC_MEMBER_VALUE
+                                           : JOBSPEC_MEMBER_UNKNOWN;
 }

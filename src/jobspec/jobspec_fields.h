@@ -20,4 +20,14 @@ void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len);
  * (EINVAL: not a block saved here; ENOMEM). */
 json_t *jobspec_fields_build (const void *block, size_t len);
 
+/* What jobspec_fields_build (block, len) has at 'path' (depth keys from
+ * the root), found without building it: a scalar's value in *value (a
+ * new reference) or the kind of member there (jobspec_build.h).  Paths
+ * it cannot answer cheaply, and blocks not saved here, are UNKNOWN. */
+enum jobspec_member jobspec_fields_find (const void *block,
+                                         size_t len,
+                                         const char *const *path,
+                                         int depth,
+                                         json_t **value);
+
 #endif

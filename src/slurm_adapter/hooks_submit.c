@@ -141,6 +141,23 @@ static void apply_policy_defaults (struct adapter_ctx *ctx,
         desc->time_limit = jobspec_duration_minutes (duration);
 }
 
+/* [slurm-jobtap] log-jobspec: the jobspec of a submission, as the tree
+ * the hook built or made from its fields for the log. */
+static void log_jobspec (const job_desc_msg_t *desc,
+                         json_t *spec,
+                         const void *source,
+                         size_t source_len)
+{
+    json_t *shown = spec ? json_incref (spec)
+                         : jobspec_source_build (source, source_len, NULL);
+    char *s = shown ? json_dumps (shown, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+    info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,
+          s ? s : "?");
+    free (s);
+    json_decref (shown);
+}
+
 /* The token of the hetjob leader this RPC thread submitted last: slurmctld
  * passes a hetjob's components to job_submit one after the other, leader
  * first, in one thread. */
@@ -156,8 +173,9 @@ static int submit_hook (job_desc_msg_t *desc,
     if (take_jobtap_dependencies (desc, &taken, err_msg) < 0)
         return SLURM_ERROR;
     apply_policy_defaults (ctx, desc);
-    /* the fields the jobspec is built from, unless jobtap's own
-     * dependencies are added to it after */
+    /* the fields the jobspec is made of, for the runtime to make it only
+     * if a reader needs the tree; the tree itself when jobtap's own
+     * dependencies are added to it */
     void *source = NULL;
     size_t source_len = 0;
     json_t *spec = jobspec_from_desc (
@@ -165,35 +183,37 @@ static int submit_hook (job_desc_msg_t *desc,
     json_t *updates = NULL;
     uint64_t token = 0;
     int urgency = jobspec_urgency_from_desc (desc);
+    int rc;
     (void)submit_uid;
 
-    if (!spec || (json_array_size (taken) > 0
-                  && add_dependencies (spec, taken) < 0)) {
+    if ((!spec && !source) || (json_array_size (taken) > 0
+                               && add_dependencies (spec, taken) < 0)) {
         json_decref (spec);
         json_decref (taken);
-        free (source);
         *err_msg = xstrdup ("jobtap: out of memory");
         return SLURM_ERROR;
     }
     json_decref (taken);
     keep_before_submit (ctx);
-    if (conf_log_jobspec (ctx->conf)) {
-        char *s = json_dumps (spec, JSON_COMPACT | JSON_SORT_KEYS);
-        info ("jobtap: jobspec of a submission by uid %u: %s", desc->user_id,
-              s ? s : "?");
-        free (s);
-    }
-    /* the runtime takes spec: a policy's update then edits it in place */
-    if (jobtap_host_submit (spec, desc->user_id, urgency, (double)time (NULL),
-                            JOBTAP_SUBMIT_TAKE_JOBSPEC, &updates, &token,
-                            &err) < 0) {
-        free (source);
+    if (conf_log_jobspec (ctx->conf))
+        log_jobspec (desc, spec, source, source_len);
+    /* the runtime takes spec or source: a policy's update then edits the
+     * tree in place, or is listed until the tree is made */
+    if (source)
+        rc = jobtap_host_submit_from_source (source, source_len,
+                                             desc->user_id, urgency,
+                                             (double)time (NULL), 0, &updates,
+                                             &token, &err);
+    else
+        rc = jobtap_host_submit (spec, desc->user_id, urgency,
+                                 (double)time (NULL),
+                                 JOBTAP_SUBMIT_TAKE_JOBSPEC, &updates, &token,
+                                 &err);
+    if (rc < 0) {
         info ("jobtap: rejected a job of user %u: %s", desc->user_id, err.text);
         *err_msg = xstrdup (err.text);
         return SLURM_ERROR;
     }
-    if (source) /* at rest, the job keeps these fields, not the text */
-        jobtap_host_submit_source (token, source, source_len);
     if (updates && json_object_size (updates) > 0 &&
         jobspec_apply_updates (desc, NULL, updates, &err) < 0) {
         json_decref (updates);

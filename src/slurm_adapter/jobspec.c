@@ -256,7 +256,8 @@ static void merge_setattr (json_t *spec,
 }
 
 /* At submit, the build only makes a tree: its blocks may come from the
- * runtime's pool.  Not for records: a restart replays every job at once,
+ * runtime's pool (the fields are saved outside it: the runtime keeps them
+ * for the job's life).  Not for records: a restart replays every job at once,
  * and the pool would keep that peak for good. */
 json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
                                  const struct jobspec_partitions *parts,
@@ -272,19 +273,22 @@ json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
     jobtap_host_error_t ignored;
     char *mail_user;
 
+    json_t *spec = NULL;
+
     ignored.text[0] = '\0';
     jobspec_fields_from_desc (desc, parts, &f, &mail_user);
-    jobtap_host_json_pool_begin ();
-    json_t *spec = jobspec_build (&f);
-    if (setattr)
-        merge_setattr (spec, setattr, &ignored);
-    jobtap_host_json_pool_end ();
+    if (source)
+        *source = !setattr ? jobspec_fields_save (&f, source_len) : NULL;
+    if (!source || !*source) {
+        jobtap_host_json_pool_begin ();
+        spec = jobspec_build (&f);
+        if (setattr)
+            merge_setattr (spec, setattr, &ignored);
+        jobtap_host_json_pool_end ();
+    }
     if (__builtin_expect (ignored.text[0] != '\0', 0))
         error ("jobtap: --setattr of a submission by uid %u: %s", desc->user_id,
                ignored.text);
-    if (source)
-        *source = spec && !setattr ? jobspec_fields_save (&f, source_len)
-                                   : NULL;
     if (mail_user)
         xfree (mail_user);
     return spec;
@@ -355,4 +359,31 @@ int jobspec_urgency_from_record (const job_record_t *job)
     enum held_by by = holder_of (job);
     return by == HELD_BY_USER || by == HELD_BY_OPERATOR ? URGENCY_HOLD
                                                         : URGENCY_DEFAULT;
+}
+
+json_t *jobspec_source_build (const void *source, size_t len, void *arg)
+{
+    (void)arg;
+    return jobspec_fields_build (source, len);
+}
+
+int jobspec_source_find (const void *source,
+                         size_t len,
+                         const char *const *path,
+                         int depth,
+                         json_t **value,
+                         void *arg)
+{
+    (void)arg;
+    switch (jobspec_fields_find (source, len, path, depth, value)) {
+    case JOBSPEC_MEMBER_ABSENT:
+        return JOBTAP_SPEC_ABSENT;
+    case JOBSPEC_MEMBER_OBJECT:
+        return JOBTAP_SPEC_OBJECT;
+    case JOBSPEC_MEMBER_VALUE:
+        return JOBTAP_SPEC_VALUE;
+    case JOBSPEC_MEMBER_UNKNOWN:
+        break;
+    }
+    return JOBTAP_SPEC_UNKNOWN;
 }

@@ -34,29 +34,45 @@ struct jobspec_partitions {
 
 /* The jobspec of a job being submitted (job_submit), with Slurm's defaults
  * for partition and time limit resolved through parts as slurmctld will
- * resolve them. New reference.  With 'source', *source is the fields it
- * was built from, saved (jobspec_fields_save: malloc'd, *source_len
- * bytes), for the runtime to build it again (jobtap_host_submit_source);
- * NULL when the jobspec holds more than those fields (--setattr
- * attributes) or out of memory. */
+ * resolve them.  With 'source', the fields it is made of instead, saved
+ * (jobspec_fields_save: malloc'd, *source_len bytes) for the runtime to
+ * make it when a reader needs it (jobtap_host_submit_from_source): NULL
+ * returned, and *source set unless the jobspec holds more than those
+ * fields (--setattr attributes) or memory ran out, when the jobspec is
+ * returned as without 'source'.  A new reference, or NULL (out of
+ * memory). */
 json_t *jobspec_from_desc_parts (const job_desc_msg_t *desc,
                                  const struct jobspec_partitions *parts,
                                  void **source,
                                  size_t *source_len);
 
-/* The jobspec of an existing job. Needs the job read lock.  'source' as
- * for jobspec_from_desc_parts (may be NULL). */
+/* The jobspec of an existing job. Needs the job read lock.  With
+ * 'source', *source is also the fields it was built from, saved
+ * (jobtap_host_job_source), or NULL when the jobspec holds more than
+ * those fields (--setattr attributes) or memory ran out. */
 json_t *jobspec_from_record (const job_record_t *job,
                              void **source,
                              size_t *source_len);
 
 /* The jobspec of task 'task' of the array whose record (with the task
  * still pending in it) is 'meta'. Needs the job read lock.  'source' as
- * for jobspec_from_desc_parts (may be NULL). */
+ * for jobspec_from_record (may be NULL). */
 json_t *jobspec_from_array_task (const job_record_t *meta,
                                  uint32_t task,
                                  void **source,
                                  size_t *source_len);
+
+/* ops.jobspec_rebuild and ops.jobspec_find (host.h) for the sources
+ * given with the jobspecs above: the jobspec made from the saved fields,
+ * and what it has at a path told from them (a plugin reading the
+ * duration or the queue of a new job costs no tree). */
+json_t *jobspec_source_build (const void *source, size_t len, void *arg);
+int jobspec_source_find (const void *source,
+                         size_t len,
+                         const char *const *path,
+                         int depth,
+                         json_t **value,
+                         void *arg);
 
 /* Jobtap urgency of a job: 0 when held by its user or an operator (not
  * by the shim), else the default 16. */

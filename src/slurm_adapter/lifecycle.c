@@ -38,7 +38,7 @@
 #include "hooks_prep.h"
 #include "host.h"
 #include "instance.h"
-#include "jobspec_fields.h"
+#include "jobspec.h"
 #include "keep.h"
 #include "post_update.h"
 #include "queue.h"
@@ -68,14 +68,6 @@ struct adapter_ctx adapter_instance = {
     .array_unbound = &instance_array_unbound,
 };
 
-/* A resting job's jobspec from the fields it was submitted with (the
- * submit hook gives them to the runtime). */
-static json_t *rebuild_jobspec (const void *source, size_t len, void *arg)
-{
-    (void)arg;
-    return jobspec_fields_build (source, len);
-}
-
 static const struct jobtap_host_ops ops = {
     .log = ctld_log,
     .hold = actions_hold_cb,
@@ -86,7 +78,8 @@ static const struct jobtap_host_ops ops = {
     .jobspec_update = post_update_cb,
     .perilog_done = hooks_prep_perilog_done,
     .compact_later = true, /* the agent compacts outside slurmctld's locks */
-    .jobspec_rebuild = rebuild_jobspec,
+    .jobspec_rebuild = jobspec_source_build,
+    .jobspec_find = jobspec_source_find,
 };
 
 /* This process's mark on its submissions (mark.h): unique per process

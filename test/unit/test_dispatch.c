@@ -304,11 +304,11 @@ static void test_args (void)
             && js == spec,
         "IN jobspec, built when read, is the job's");
     isint (spec->refcount, 3, "the args hold the jobspec now");
-    isint (job->refcount, 1, "and no longer the job");
+    isint (job->refcount, 2, "and the job, for what IN may still be asked");
 
     args_jobspec_drop (args, job);
     isint (spec->refcount, 2, "args_jobspec_drop lets go of the jobspec");
-    isint (job->refcount, 2, "...and holds the job again to rebuild it");
+    isint (job->refcount, 2, "...and holds the job to rebuild it");
     job_set_jobspec (job, json_pack ("{s:i}", "version", 9), NULL);
     js = NULL;
     ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:o}", "jobspec",

@@ -11,6 +11,7 @@
 
 #include "host.h"
 #include "tap.h"
+#include "find_json.h"
 #include "util.h"
 
 static jobtap_host_error_t err;
@@ -1003,8 +1004,8 @@ static void test_late_handlers (void)
 }
 
 /* The host's recipe for a jobspec, as this test makes it: the jobspec's
- * own text. */
-static int rebuilds;
+ * own text; what it has at a path is read from the text. */
+static int rebuilds, finds;
 static json_t *rebuild_text (const void *source, size_t len, void *arg)
 {
     (void)arg;
@@ -1012,13 +1013,28 @@ static json_t *rebuild_text (const void *source, size_t len, void *arg)
     return json_loadb (source, len, 0, NULL);
 }
 
-static void give_text (uint64_t token_or_id, bool by_id, json_t *spec)
+static int find_text (const void *source,
+                      size_t len,
+                      const char *const *path,
+                      int depth,
+                      json_t **value,
+                      void *arg)
 {
-    char *t = json_dumps (spec, JSON_COMPACT);
-    if (by_id)
-        jobtap_host_job_source (token_or_id, t, strlen (t));
-    else
-        jobtap_host_submit_source (token_or_id, t, strlen (t));
+    (void)arg;
+    finds++;
+    return find_in_json_text (source, len, path, depth, value);
+}
+
+static char *text_of (json_t *spec)
+{
+    return json_dumps (spec, JSON_COMPACT);
+}
+
+static int submit_text (json_t *spec, uint64_t *token)
+{
+    char *t = text_of (spec);
+    return jobtap_host_submit_from_source (t, strlen (t), 1000, 16, 1.0, 0,
+                                           NULL, token, &err);
 }
 
 static json_t *info_jobspec (uint64_t id)
@@ -1029,30 +1045,45 @@ static json_t *info_jobspec (uint64_t id)
     return spec;
 }
 
-/* jobtap_host_submit_source and jobtap_host_job_source: a job at rest
- * keeps the recipe, and a reader gets the jobspec from the host again. */
-static void test_sources (void)
+static void start_sources (const char *plugins_toml)
 {
     struct jobtap_host_ops ops = test_ops;
-    json_t *spec = jobspec_make ("{s:f}", "duration", 60.0), *got;
-    uint64_t token = 0;
+    char text[4096];
 
     ops.jobspec_rebuild = rebuild_text;
+    ops.jobspec_find = find_text;
     test_reset ();
+    snprintf (text, sizeof (text), "[job-manager]\nplugins = [\n%s\n]\n",
+              plugins_toml);
     if (jobtap_host_init (&ops, NULL) < 0
-        || jobtap_host_load_config (NULL, &err) < 0)
-        bail_out ("test_sources: %s", err.text);
-    rebuilds = 0;
-    ok (jobtap_host_submit (json_incref (spec), 1000, 16, 1.0, 0, NULL, &token,
-                            &err) == 0,
-        "sources: a job submitted");
-    give_text (token, false, spec);
-    ok (jobtap_host_job_new (token, 501, 1000, 16, 1.0, NULL, &err) == 0,
-        "sources: and bound");
-    isint (rebuilds, 0, "sources: nothing rebuilt while none reads it");
+        || jobtap_host_load_config (write_config ("host.toml", text), &err)
+               < 0)
+        bail_out ("start_sources: %s", err.text);
+    rebuilds = finds = 0;
+}
+
+/* jobtap_host_submit_from_source and jobtap_host_job_source: the jobspec
+ * is made from the host's recipe only when a reader needs the tree, and a
+ * job at rest keeps the recipe. */
+static void test_sources (void)
+{
+    json_t *spec = jobspec_make ("{s:f s:s}", "duration", 60.0, "queue", "q");
+    json_t *got;
+    uint64_t token = 0, other = 0;
+    char *t;
+
+    start_sources (load_entry ("readspec.so", NULL));
+    ok (submit_text (spec, &token) == 0, "sources: a job submitted");
+    ok (log_find ("readspec: job.validate duration=60 queue=q name=\\(none\\)")
+            && rebuilds == 0 && finds > 0,
+        "sources: job.validate read members of the jobspec, none made");
+    ok (jobtap_host_job_new (token, 501, 1000, 16, 1.0, NULL, &err) == 0
+            && log_count ("readspec: job.new duration=60 queue=q") == 1,
+        "sources: bound; job.new read it too");
+    isint (rebuilds, 0, "sources: nothing made while no reader needs a tree");
     got = info_jobspec (501);
     ok (got && json_equal (got, spec) && rebuilds == 1,
-        "sources: job_info has the host build the resting jobspec again");
+        "sources: job_info has the host make the jobspec");
     json_decref (got);
     got = info_jobspec (501);
     ok (got && rebuilds == 1, "sources: read again, the tree is kept");
@@ -1060,17 +1091,64 @@ static void test_sources (void)
 
     ok (jobtap_host_job_new (0, 502, 1000, 16, 1.0, spec, &err) == 0,
         "sources: a job made from the scheduler's record");
-    give_text (502, true, spec);
+    t = text_of (spec);
+    jobtap_host_job_source (502, t, strlen (t));
     got = info_jobspec (502);
     ok (got && json_equal (got, spec) && rebuilds == 2,
-        "sources: its recipe, given by id, builds its jobspec");
+        "sources: its recipe, given by id, makes its jobspec");
     json_decref (got);
 
-    /* unknown tokens and ids: the source is freed (the valgrind run of
-     * this test fails on a leak) */
-    give_text (12345, false, spec);
-    give_text (12345, true, spec);
-    ok (rebuilds == 2, "sources: unknown tokens and ids take no recipe");
+    /* unknown ids: the source is freed (the valgrind run of this test
+     * fails on a leak) */
+    t = text_of (spec);
+    jobtap_host_job_source (12345, t, strlen (t));
+    ok (rebuilds == 2, "sources: unknown ids take no recipe");
+    jobtap_host_fini ();
+
+    /* an update is listed, not applied to a tree; a later reader sees it */
+    start_sources (load_entry ("readspec.so", "conf = { set-queue = \"x\" }"));
+    ok (submit_text (spec, &token) == 0 && rebuilds == 0,
+        "sources: a job whose queue the policy updates, no tree made");
+    ok (jobtap_host_job_new (token, 503, 1000, 16, 1.0, NULL, &err) == 0
+            && log_count ("readspec: job.new duration=60 queue=x") == 1
+            && rebuilds == 1,
+        "sources: job.new reads the updated queue, from a tree made for it");
+    got = info_jobspec (503);
+    is (json_string_value (json_object_get (
+            json_object_get (json_object_get (got, "attributes"), "system"),
+            "queue")),
+        "x", "sources: the jobspec has the update");
+    json_decref (got);
+    jobtap_host_fini ();
+
+    /* a plugin that wants the whole jobspec ('o') gets the tree */
+    start_sources (load_entry ("policy.so", NULL));
+    ok (submit_text (spec, &other) == 0 && rebuilds == 1,
+        "sources: a plugin reading the jobspec whole has it made");
+    jobtap_host_submit_abort (other);
+    jobtap_host_fini ();
+
+    /* a reader's mistakes are worded as for the tree */
+    json_t *bad = jobspec_make ("{s:s}", "duration", "long");
+    start_sources (load_entry ("readspec.so", NULL));
+    ok (submit_text (bad, &other) < 0
+            && log_find ("^readspec: job.validate: Expected real or integer, "
+                         "got string$")
+            && rebuilds == 1,
+        "sources: a member of the wrong type: the unpack's error, from the tree");
+    jobtap_host_fini ();
+    json_decref (bad);
+
+    struct jobtap_host_ops ops = test_ops; /* no jobspec_rebuild */
+    test_reset ();
+    if (jobtap_host_init (&ops, NULL) < 0)
+        bail_out ("test_sources: init");
+    t = text_of (spec);
+    errno = 0;
+    ok (jobtap_host_submit_from_source (t, strlen (t), 1000, 16, 1.0, 0, NULL,
+                                        &other, &err) < 0
+            && errno == EINVAL,
+        "sources: a host that cannot make the jobspec cannot submit a recipe");
     jobtap_host_fini ();
     json_decref (spec);
 }

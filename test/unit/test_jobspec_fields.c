@@ -1,6 +1,7 @@
 /* src/jobspec/jobspec_fields.c: a job's fields kept in one block give back
  * the jobspec they gave when built. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,9 +136,115 @@ static void test_round_trip (void)
     free (block);
 }
 
+/* The member of spec at path (depth keys), or NULL. */
+static json_t *member_at (json_t *spec, const char *const *path, int depth)
+{
+    for (int i = 0; i < depth && spec; i++)
+        spec = json_is_object (spec) ? json_object_get (spec, path[i]) : NULL;
+    return spec;
+}
+
+/* jobspec_fields_find against the built jobspec, at every path a reader
+ * may ask for: whatever it answers is what the tree has; *answered counts
+ * the paths it answered (not UNKNOWN). */
+static void find_matches_build (const struct jobspec_fields *f,
+                                const char *what,
+                                int *answered)
+{
+    static const char *const paths[][5] = {
+        {NULL},
+        {"version"},
+        {"attributes"},
+        {"resources"},
+        {"tasks"},
+        {"nothing"},
+        {"attributes", "system"},
+        {"attributes", "user"},
+        {"attributes", "system", "duration"},
+        {"attributes", "system", "queue"},
+        {"attributes", "system", "bank"},
+        {"attributes", "system", "project"},
+        {"attributes", "system", "cwd"},
+        {"attributes", "system", "job"},
+        {"attributes", "system", "job", "name"},
+        {"attributes", "system", "job", "other"},
+        {"attributes", "system", "dependencies"},
+        {"attributes", "system", "constraints"},
+        {"attributes", "system", "slurm"},
+        {"attributes", "system", "shell"},
+        {"attributes", "system", "environment"},
+        {"attributes", "system", "slurm", "qos"},
+    };
+    size_t len;
+    void *block = jobspec_fields_save (f, &len);
+    json_t *spec = jobspec_build (f);
+    int wrong = 0;
+
+    for (size_t i = 0; i < sizeof (paths) / sizeof (paths[0]); i++) {
+        int depth = 0;
+        while (depth < 5 && paths[i][depth])
+            depth++;
+        json_t *v = NULL;
+        enum jobspec_member m = jobspec_fields_find (block, len, paths[i],
+                                                     depth, &v);
+        json_t *want = member_at (spec, paths[i], depth);
+        bool right = m == JOBSPEC_MEMBER_UNKNOWN
+                     || (m == JOBSPEC_MEMBER_ABSENT && !want)
+                     || (m == JOBSPEC_MEMBER_OBJECT && json_is_object (want))
+                     || (m == JOBSPEC_MEMBER_VALUE && want
+                         && !json_is_object (want) && json_equal (v, want)
+                         && json_typeof (v) == json_typeof (want));
+        if (m != JOBSPEC_MEMBER_UNKNOWN)
+            (*answered)++;
+        if (!right) {
+            diag ("%s: path %zu answered %d", what, i, (int)m);
+            wrong++;
+        }
+        json_decref (v);
+    }
+    ok (wrong == 0, "%s: every answer is the built jobspec's", what);
+    json_decref (spec);
+    free (block);
+}
+
+static void test_find (void)
+{
+    struct jobspec_fields f;
+    int answered = 0;
+    json_t *v = (json_t *)1;
+    const char *queue[] = {"attributes", "system", "queue"};
+
+    memset (&f, 0, sizeof (f));
+    find_matches_build (&f, "no fields", &answered);
+    f.time_limit = 90;
+    f.partition = "Debug";
+    f.account = "Physics";
+    f.wckey = "WK";
+    f.work_dir = "/home/u";
+    f.name = "a job";
+    f.dependency = "afterok:12";
+    f.qos = "normal";
+    find_matches_build (&f, "the usual fields", &answered);
+    f.partition = "";
+    f.account = "";
+    f.name = "";
+    f.dependency = "";
+    f.work_dir = "bad \xff utf-8";
+    find_matches_build (&f, "empty and bad strings", &answered);
+    ok (answered >= 40, "most paths are answered without a build (%d)",
+        answered);
+
+    char junk[256] = {0};
+    ok (jobspec_fields_find (junk, sizeof (junk), queue, 3, &v)
+                == JOBSPEC_MEMBER_UNKNOWN
+            && v == NULL,
+        "bytes not saved here: unknown, no value");
+}
+
 int main (void)
 {
     test_round_trip ();
+    test_find ();
     done_testing ();
     return 0;
 }

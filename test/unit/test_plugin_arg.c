@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+#include "find_json.h"
 #include "plugin_arg.h"
 #include "tap.h"
 
@@ -26,13 +27,19 @@ static void lazy_free (void *arg)
     lazy_frees++;
 }
 
+static const struct plugin_arg_lazy key_only = {
+    .key = "jobspec",
+    .get = lazy_get,
+    .destroy = lazy_free,
+};
+
 static flux_plugin_arg_t *lazy_args (void)
 {
     flux_plugin_arg_t *a = flux_plugin_arg_create ();
     lazy_gets = lazy_frees = 0;
     flux_plugin_arg_pack (a, FLUX_PLUGIN_ARG_IN, "{s:i s:{s:i}}", "id", 1,
                           "n", "jobspec", 2);
-    plugin_arg_set_lazy (a, "jobspec", lazy_get, lazy_free, NULL);
+    plugin_arg_set_lazy (a, &key_only, NULL);
     return a;
 }
 
@@ -53,13 +60,14 @@ static void test_lazy_args (void)
         "lazy: an optional other key or a nested key of that name neither");
     ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:{s:i}}",
                                 "jobspec", "v", &v) == 0
-            && v == 7 && lazy_gets == 1 && lazy_frees == 1,
+            && v == 7 && lazy_gets == 1 && lazy_frees == 0,
         "lazy: a top-level read of the key builds it once");
     ok (flux_plugin_arg_unpack (a, FLUX_PLUGIN_ARG_IN, "{s:o}", "jobspec", &o)
                 == 0
             && lazy_gets == 1,
         "lazy: ... and later reads find it");
     flux_plugin_arg_destroy (a);
+    ok (lazy_frees == 1, "lazy: released once, with the args");
 
     a = lazy_args ();
     v = 0;
@@ -150,6 +158,144 @@ static void targets_init (struct targets *t)
         }                                                                    \
     } while (0)
 
+/* Args whose IN has only some members of doc: the others ("a", "f" and
+ * "i") come from a lazy fill, or a finder tells them, as the runtime's
+ * args of a job's callback do with the job's fields. */
+static json_t *split_doc;
+static int lazy_fills;
+
+static json_t *split_get (void *arg)
+{
+    (void)arg;
+    return NULL; /* no lazy key in these documents */
+}
+
+static void split_fill (void *arg, json_t *in)
+{
+    const char *k;
+    json_t *v;
+    (void)arg;
+    lazy_fills++;
+    json_object_foreach (split_doc, k, v) {
+        if (!json_object_get (in, k))
+            json_object_set (in, k, v);
+    }
+}
+
+static int split_find (void *arg,
+                       const char *const *path,
+                       int depth,
+                       json_t **value)
+{
+    (void)arg;
+    return find_in_json (split_doc, path, depth, value);
+}
+
+static const struct plugin_arg_lazy split_lazy = {
+    .key = "jobspec",
+    .get = split_get,
+    .fill = split_fill,
+    .find = split_find,
+};
+
+static flux_plugin_arg_t *split_args (json_t *doc)
+{
+    json_t *in = json_copy (doc); /* the same members: the same pointers */
+    flux_plugin_arg_t *args;
+
+    json_object_del (in, "a");
+    json_object_del (in, "f");
+    json_object_del (in, "i");
+    args = plugin_arg_create_with (in, NULL);
+    split_doc = doc;
+    lazy_fills = 0;
+    plugin_arg_set_lazy (args, &split_lazy, NULL);
+    return args;
+}
+
+/* The members a finder tells are read without filling IN; what needs IN
+ * whole fills it, once. */
+static void test_fill_and_find (void)
+{
+    json_t *doc = json_loads ("{\"a\":1,\"b\":\"x\",\"f\":{\"g\":2},"
+                              "\"i\":[1]}", 0, NULL);
+    flux_plugin_arg_t *args = split_args (doc);
+    json_t *in = NULL, *out = NULL;
+    int a = 0, g = 0;
+    const char *b = NULL;
+    char *s = NULL;
+
+    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:i s:s s:{s:i}}",
+                                "a", &a, "b", &b, "f", "g", &g) == 0
+            && a == 1 && !strcmp (b, "x") && g == 2 && lazy_fills == 0,
+        "fill: members the finder tells are read without filling");
+    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:[i]}", "i", &a)
+                == 0
+            && lazy_fills == 1,
+        "fill: one it cannot tell fills IN");
+    flux_plugin_arg_destroy (args);
+
+    args = split_args (doc);
+    flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_IN, "{s:i}", "a", 5);
+    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:i}", "a", &a)
+                == 0
+            && a == 5,
+        "fill: a member packed into IN is read, not the finder's");
+    ok (flux_plugin_arg_get (args, FLUX_PLUGIN_ARG_IN, &s) == 0
+            && strstr (s, "\"a\":5") && strstr (s, "\"i\":[1]")
+            && lazy_fills == 1,
+        "fill: arg_get fills, the packed member kept");
+    free (s);
+    flux_plugin_arg_destroy (args);
+
+    args = split_args (doc);
+    plugin_arg_objects (args, &in, &out);
+    ok (json_equal (in, doc) && lazy_fills == 1,
+        "fill: the runtime's own read of IN fills it");
+    json_decref (in);
+    json_decref (out);
+    flux_plugin_arg_destroy (args);
+    json_decref (doc);
+}
+
+static void unpack_cases (flux_plugin_arg_t *args, json_t *doc, int d)
+{
+    SAME_AS_JANSSON ("{s:i}", "a", &T->i);
+    SAME_AS_JANSSON ("{s?i}", "zz", &T->i);
+    SAME_AS_JANSSON ("{s:i}", "zz", &T->i);
+    SAME_AS_JANSSON ("{s:I s:s}", "a", &T->I, "b", &T->s);
+    SAME_AS_JANSSON ("{s:F}", "a", &T->f);
+    SAME_AS_JANSSON ("{s:f}", "a", &T->f);
+    SAME_AS_JANSSON ("{s:F}", "c", &T->f);
+    SAME_AS_JANSSON ("{s:f}", "c", &T->f);
+    SAME_AS_JANSSON ("{s:b}", "d", &T->i);
+    SAME_AS_JANSSON ("{s:n}", "e", NULL);
+    SAME_AS_JANSSON ("{s?n}", "e", NULL);
+    SAME_AS_JANSSON ("{s:o}", "f", &T->o);
+    SAME_AS_JANSSON ("{s?o}", "zz", &T->o);
+    SAME_AS_JANSSON ("{s:O}", "f", &T->o);
+    SAME_AS_JANSSON ("{s:{s:{s:i}}}", "f", "g", "h", &T->i);
+    SAME_AS_JANSSON ("{s?{s?{s?i}}}", "f", "g", "h", &T->i);
+    SAME_AS_JANSSON ("{s?{s?{s?F}}}", "f", "g", "h", &T->f);
+    SAME_AS_JANSSON ("{s?{s?{s?i}}}", "zz", "g", "h", &T->i);
+    SAME_AS_JANSSON ("{s:{s:{s:i}}}", "zz", "g", "h", &T->i);
+    SAME_AS_JANSSON ("{s:s}", "a", &T->s);
+    SAME_AS_JANSSON ("{s?s}", "e", &T->s);
+    SAME_AS_JANSSON ("{s?i}", "e", &T->i);
+    SAME_AS_JANSSON ("{s:i s:s s?F}", "a", &T->i, "b", &T->s, "c",
+                     &T->f);
+    SAME_AS_JANSSON ("{s:i, s:s}", "a", &T->i, "b", &T->s);
+    SAME_AS_JANSSON ("{s:[i]}", "i", &T->i);
+    SAME_AS_JANSSON ("{s:i !}", "a", &T->i);
+    SAME_AS_JANSSON ("{s:i *}", "a", &T->i);
+    SAME_AS_JANSSON ("{s:i} x", "a", &T->i);
+    SAME_AS_JANSSON ("{s:s%}", "b", &T->s, &T->z);
+    SAME_AS_JANSSON ("{s:i", "a", &T->i);
+    if (d < 100) /* the args' own object, not doc, once split */
+        SAME_AS_JANSSON ("o", &T->o);
+    SAME_AS_JANSSON ("i", &T->i);
+}
+
 static void test_unpack_like_jansson (void)
 {
     static const char *docs[] = {
@@ -164,39 +310,11 @@ static void test_unpack_like_jansson (void)
         json_t *doc = json_loads (docs[d], 0, NULL);
         flux_plugin_arg_t *args = plugin_arg_create_with (json_incref (doc),
                                                           NULL);
-        SAME_AS_JANSSON ("{s:i}", "a", &T->i);
-        SAME_AS_JANSSON ("{s?i}", "zz", &T->i);
-        SAME_AS_JANSSON ("{s:i}", "zz", &T->i);
-        SAME_AS_JANSSON ("{s:I s:s}", "a", &T->I, "b", &T->s);
-        SAME_AS_JANSSON ("{s:F}", "a", &T->f);
-        SAME_AS_JANSSON ("{s:f}", "a", &T->f);
-        SAME_AS_JANSSON ("{s:F}", "c", &T->f);
-        SAME_AS_JANSSON ("{s:f}", "c", &T->f);
-        SAME_AS_JANSSON ("{s:b}", "d", &T->i);
-        SAME_AS_JANSSON ("{s:n}", "e", NULL);
-        SAME_AS_JANSSON ("{s?n}", "e", NULL);
-        SAME_AS_JANSSON ("{s:o}", "f", &T->o);
-        SAME_AS_JANSSON ("{s?o}", "zz", &T->o);
-        SAME_AS_JANSSON ("{s:O}", "f", &T->o);
-        SAME_AS_JANSSON ("{s:{s:{s:i}}}", "f", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s?{s?{s?i}}}", "f", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s?{s?{s?F}}}", "f", "g", "h", &T->f);
-        SAME_AS_JANSSON ("{s?{s?{s?i}}}", "zz", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s:{s:{s:i}}}", "zz", "g", "h", &T->i);
-        SAME_AS_JANSSON ("{s:s}", "a", &T->s);
-        SAME_AS_JANSSON ("{s?s}", "e", &T->s);
-        SAME_AS_JANSSON ("{s?i}", "e", &T->i);
-        SAME_AS_JANSSON ("{s:i s:s s?F}", "a", &T->i, "b", &T->s, "c",
-                         &T->f);
-        SAME_AS_JANSSON ("{s:i, s:s}", "a", &T->i, "b", &T->s);
-        SAME_AS_JANSSON ("{s:[i]}", "i", &T->i);
-        SAME_AS_JANSSON ("{s:i !}", "a", &T->i);
-        SAME_AS_JANSSON ("{s:i *}", "a", &T->i);
-        SAME_AS_JANSSON ("{s:i} x", "a", &T->i);
-        SAME_AS_JANSSON ("{s:s%}", "b", &T->s, &T->z);
-        SAME_AS_JANSSON ("{s:i", "a", &T->i);
-        SAME_AS_JANSSON ("o", &T->o);
-        SAME_AS_JANSSON ("i", &T->i);
+        unpack_cases (args, doc, d);
+        flux_plugin_arg_destroy (args);
+        args = split_args (doc);
+        unpack_cases (args, doc, d + 100);
+        ok (lazy_fills <= 1, "doc %d: filled at most once", d);
         flux_plugin_arg_destroy (args);
         json_decref (doc);
     }
@@ -258,6 +376,7 @@ int main (void)
 {
     test_lazy_args ();
     test_unpack_like_jansson ();
+    test_fill_and_find ();
     test_pack_like_jansson ();
     done_testing ();
 }

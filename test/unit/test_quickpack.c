@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "host.h"
+#include "find_json.h"
 #include "quickpack.h"
 #include "tap.h"
 
@@ -347,9 +347,24 @@ static void unpack_spec (struct spec *sp, json_t *doc)
         sp->fmt[sp->len = pick ((unsigned)sp->len)] = '\0';
 }
 
-enum unpack_mode { BY_JANSSON, BY_QUICKPACK, QUICK_ONLY, MAY_READ };
+enum unpack_mode { BY_JANSSON, BY_QUICKPACK, QUICK_ONLY, MAY_READ, VIRTUAL };
 
-static const char *lazy_key; /* MAY_READ: the key asked about */
+static const char *lazy_key; /* MAY_READ, VIRTUAL: the key asked about */
+static json_t *virtual_value; /* VIRTUAL: the value the finder tells of */
+static struct quick_virtual virt;
+
+/* A finder of lazy_key's value, virtual_value, as the runtime's args
+ * have one: arrays are left to the tree; other keys are absent. */
+static int find_in_value (void *arg,
+                          const char *const *path,
+                          int depth,
+                          json_t **value)
+{
+    (void)arg;
+    if (strcmp (path[0], lazy_key))
+        return JOBTAP_SPEC_ABSENT;
+    return find_in_json (virtual_value, path + 1, depth - 1, value);
+}
 
 static int unpack_via (enum unpack_mode mode,
                        json_t *root,
@@ -367,6 +382,12 @@ static int unpack_via (enum unpack_mode mode,
         rc = quickpack_vunpack (root, err, fmt, ap);
     else if (mode == QUICK_ONLY)
         rc = quickpack_unpack (root, fmt, ap) ? 0 : -1;
+    else if (mode == VIRTUAL) {
+        virt = (struct quick_virtual){.find = find_in_value};
+        rc = quickpack_unpack_virtual (root, fmt, ap, &virt) ? 0 : -1;
+        for (int i = 0; i < virt.held_count; i++)
+            json_decref (virt.held[i]); /* the document holds them too */
+    }
     else
         rc = quickpack_may_read (fmt, ap, lazy_key);
     va_end (ap);
@@ -454,6 +475,7 @@ show (const char *what, int n, const char *fmt, json_t *doc, const char *detail)
 static void test_unpack (int cases)
 {
     int bad = 0, quick = 0, fallback = 0, errors = 0, unread = 0;
+    int virtual = 0;
 
     for (int n = 0; n < cases; n++) {
         json_t *doc = chance (85)   ? random_object (0)
@@ -501,6 +523,20 @@ static void test_unpack (int cases)
                 snprintf (detail, sizeof (detail),
                           "reads \"%s\", said it cannot", lazy_key);
             unread += !m.rc;
+            /* The key's value told by a finder instead: whatever it
+             * unpacks is what jansson unpacks from the value itself. */
+            if (!detail[0] && json_is_object (json_object_get (doc, lazy_key))) {
+                static struct unpack_run v;
+                virtual_value = json_object_get (doc, lazy_key);
+                unpack_run (VIRTUAL, &sp, copy, &v);
+                if (v.rc == 0 && a.rc != 0)
+                    snprintf (detail, sizeof (detail),
+                              "the finder's unpack took a failure");
+                else if (v.rc == 0 && memcmp (a.slots, v.slots, sizeof (a.slots)))
+                    snprintf (detail, sizeof (detail),
+                              "the finder's unpack wrote otherwise");
+                virtual += v.rc == 0 && m.rc; /* read the key */
+            }
             json_decref (copy);
         }
         if (detail[0]) {
@@ -515,8 +551,10 @@ static void test_unpack (int cases)
     ok (bad == 0, "unpack: %d random cases as jansson unpacks them (%d wrong)",
         cases, bad);
     diag ("unpack: %d by the quick path, %d left to jansson, %d errors, "
-          "%d read no first key",
-          quick, fallback, errors, unread);
+          "%d read no first key, %d read it from a finder",
+          quick, fallback, errors, unread, virtual);
+    ok (virtual >= cases / 600, /* about 1 in 150 */
+        "unpack: the cases exercise a key read from a finder");
     ok (quick > cases / 5 && fallback > cases / 20 && errors > cases / 5 &&
             unread > cases / 20,
         "unpack: the cases exercise the quick path, jansson's and errors");
@@ -876,6 +914,75 @@ static void test_no_format (void)
     json_decref (doc);
 }
 
+/* An unpack of a plugin's args with "jobspec" told by a finder: true
+ * when it needed no tree, with what it wrote. */
+static bool virtual_unpack (json_t *args, const char *fmt, ...)
+{
+    va_list ap;
+    bool done;
+
+    va_start (ap, fmt);
+    lazy_key = "jobspec";
+    virt = (struct quick_virtual){.find = find_in_value};
+    done = quickpack_unpack_virtual (args, fmt, ap, &virt);
+    va_end (ap);
+    for (int i = 0; i < virt.held_count; i++)
+        json_decref (virt.held[i]);
+    return done;
+}
+
+static void test_virtual (void)
+{
+    json_t *args = json_pack ("{s:I}", "id", (json_int_t)42);
+    double duration = 0.;
+    const char *queue = NULL, *name = "unset";
+    json_int_t id = 0;
+    json_t *o = NULL;
+
+    virtual_value = json_pack (
+        "{s:i s:[{s:s}] s:{s:{s:f s:s s:{s:s}}}}", "version", 1, "resources",
+        "type", "slot", "attributes", "system", "duration", 60.0, "queue",
+        "q", "job", "name", "n");
+    ok (virtual_unpack (args, "{s:{s:{s:{s?F s?s}}}}", "jobspec",
+                        "attributes", "system", "duration", &duration,
+                        "queue", &queue)
+            && duration == 60. && queue && !strcmp (queue, "q"),
+        "virtual: scalars of nested objects, as a policy reads them");
+    ok (virtual_unpack (args, "{s:I s:{s:{s:{s?{s?s}}}}}", "id", &id,
+                        "jobspec", "attributes", "system", "job", "name",
+                        &name)
+            && id == 42 && !strcmp (name, "n"),
+        "virtual: with the args' own keys");
+    name = "unset";
+    ok (virtual_unpack (args, "{s:{s?{s?s}}}", "jobspec", "nothing", "name",
+                        &name)
+            && !strcmp (name, "unset"),
+        "virtual: an optional member absent: skipped, nothing written");
+    ok (!virtual_unpack (args, "{s:{s:{s:{s:F}}}}", "jobspec", "attributes",
+                         "system", "missing", &duration),
+        "virtual: a member required and absent: left to the tree");
+    ok (!virtual_unpack (args, "{s:{s:{s:{s:s}}}}", "jobspec", "attributes",
+                         "system", "duration", &queue),
+        "virtual: a member of another type: left to the tree");
+    ok (virtual_unpack (args, "{s:{s:{s:{s:o}}}}", "jobspec", "attributes",
+                        "system", "duration", &o)
+            && json_real_value (o) == 60.,
+        "virtual: a scalar as 'o'");
+    o = NULL;
+    ok (!virtual_unpack (args, "{s:o}", "jobspec", &o) && !o,
+        "virtual: the jobspec whole: left to the tree");
+    ok (!virtual_unpack (args, "{s:{s:o}}", "jobspec", "attributes", &o),
+        "virtual: an object whole: left to the tree");
+    ok (!virtual_unpack (args, "{s:{s:[{s:s}]}}", "jobspec", "resources",
+                         "type", &queue),
+        "virtual: what the finder cannot tell: left to the tree");
+    ok (!virtual_unpack (args, "{s:{s:{s:{s:{s:s}}}}}", "jobspec",
+                         "attributes", "system", "queue", "x", &queue),
+        "virtual: an object wanted where a scalar is: left to the tree");
+    json_decref (virtual_value);
+    json_decref (args);
+}
+
 int main (void)
 {
     const char *s = getenv ("QUICKPACK_SEED");
@@ -894,6 +1001,7 @@ int main (void)
     rng = seed;
     test_no_format ();
     test_unpack (cases);
+    test_virtual ();
     if (PACK_CASES_RUN)
         test_pack (cases);
     else

@@ -1,6 +1,7 @@
 /* spec.c: a job's jobspec as tree and text, the host's recipe and the
  * updates replayed on it, the hot set, dotted-key updates copied on write,
  * redaction and dependencies, on a runtime made here. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "spec.h"
 #include "store_file.h"
 #include "core_util.h"
+#include "find_json.h"
 #include "tap.h"
 
 static struct runtime rt;
@@ -366,10 +368,13 @@ static json_t *read_after_rest (struct job *job)
     return job_jobspec (job);
 }
 
+/* An update applied as the jobspec-update event applies it. */
 static int update (struct job *job, const char *text)
 {
     json_t *u = json_loads (text, 0, NULL);
     int rc = spec_apply_updates (job, u);
+    if (rc == 0 && updates_own (job))
+        json_object_update (job->all_updates, u);
     json_decref (u);
     return rc;
 }
@@ -520,6 +525,138 @@ static void test_source (void)
     json_decref (spec);
 }
 
+/* What the recipe's jobspec has at a path, as a test host tells it. */
+static int finds;
+static int find_in_text (const void *source,
+                         size_t len,
+                         const char *const *path,
+                         int depth,
+                         json_t **value,
+                         void *arg)
+{
+    (void)arg;
+    finds++;
+    return find_in_json_text (source, len, path, depth, value);
+}
+
+/* spec_find of a dotted path ("" for the root), the value's text in
+ * *text (static) when it gives one. */
+static int find (struct job *job, const char *dotted, const char **text)
+{
+    static char buf[256];
+    char copy[256];
+    const char *path[8];
+    int depth = 0;
+    json_t *v = NULL;
+    int kind;
+
+    snprintf (copy, sizeof (copy), "%s", dotted);
+    for (char *save, *k = strtok_r (copy, ".", &save); k && depth < 8;
+         k = strtok_r (NULL, ".", &save))
+        path[depth++] = k;
+    kind = spec_find (job, path, depth, &v);
+    if (text) {
+        char *t = v ? json_dumps (v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+        snprintf (buf, sizeof (buf), "%s", t ? t : "");
+        free (t);
+        *text = buf;
+    }
+    json_decref (v);
+    return kind;
+}
+
+/* A job whose jobspec is made from the host's recipe when read, and what
+ * is told without making it. */
+static void test_from_source (void)
+{
+    json_t *spec = spec_sample ();
+    char *text = json_dumps (spec, JSON_COMPACT);
+    const char *v = NULL;
+    struct job *job;
+
+    ops.compact_later = false;
+    ops.jobspec_rebuild = rebuild_from_text;
+    ops.jobspec_find = find_in_text;
+    rebuilds = finds = 0;
+    job = job_make (NULL);
+    ok (job_spec_from_source (job, text, strlen (text)) == 0
+            && job->jobspec == NULL && job->spec_source == text,
+        "from a recipe: no tree yet");
+    ok (find (job, "", NULL) == JOBTAP_SPEC_OBJECT
+            && find (job, "attributes.system", NULL) == JOBTAP_SPEC_OBJECT
+            && find (job, "attributes.system.cwd", &v) == JOBTAP_SPEC_VALUE
+            && !strcmp (v, "\"/tmp\"")
+            && find (job, "attributes.system.queue", NULL)
+                   == JOBTAP_SPEC_ABSENT
+            && finds == 4 && rebuilds == 0,
+        "members are told by the host, no tree made");
+    ok (job_dependencies (job) == NULL && rebuilds == 0,
+        "no dependencies, told without a tree");
+    ok (update (job, "{\"attributes.system.queue\":\"q\"}") == 0
+            && job->jobspec == NULL && rebuilds == 0,
+        "an update is listed, no tree made");
+    finds = 0;
+    ok (find (job, "attributes.system.queue", NULL) == JOBTAP_SPEC_UNKNOWN
+            && find (job, "attributes.system.queue.x", NULL)
+                   == JOBTAP_SPEC_UNKNOWN
+            && finds == 0,
+        "the updated member, and below it: only the tree tells");
+    ok (find (job, "attributes.system.cwd", &v) == JOBTAP_SPEC_VALUE
+            && !strcmp (v, "\"/tmp\"")
+            && find (job, "attributes.system", NULL) == JOBTAP_SPEC_OBJECT
+            && find (job, "attributes.system.queued", NULL)
+                   == JOBTAP_SPEC_ABSENT,
+        "members beside it are still told, its parents are objects");
+    ok (update (job, "{\"attributes.user.a.b\":1}") == 0
+            && find (job, "attributes.user", NULL) == JOBTAP_SPEC_UNKNOWN
+            && find (job, "attributes.user.a.b", NULL) == JOBTAP_SPEC_UNKNOWN,
+        "a member the recipe lacks, made by an update: only the tree tells");
+    ok (update (job, "{\"attributes.system\":{\"cwd\":\"/\"}}") == 0
+            && find (job, "attributes.system.cwd", NULL)
+                   == JOBTAP_SPEC_UNKNOWN,
+        "an update of a parent whole: its members only from the tree");
+    ok (rebuilds == 0, "three updates, still no tree");
+    ok (job->spec_live && json_array_size (job->spec_live) == 3,
+        "before rest, the updates are kept as objects too");
+    json_t *got = job_jobspec (job);
+    ok (got && rebuilds == 1
+            && !strcmp (json_string_value (get_path (got, "attributes.system.cwd")),
+                        "/")
+            && !get_path (got, "attributes.system.queue")
+            && json_integer_value (get_path (got, "attributes.user.a.b")) == 1,
+        "the tree is made with the updates in their order");
+    ok (find (job, "attributes.system.cwd", NULL) == JOBTAP_SPEC_UNKNOWN,
+        "with a tree at hand, it is read instead");
+    json_t *want = json_deep_copy (got);
+    job_spec_rest (job);
+    ok (!job->spec_live && job->jobspec == NULL,
+        "at rest the objects and the tree go");
+    got = job_jobspec (job);
+    ok (got && json_equal (got, want) && rebuilds == 2,
+        "made again from the updates' text: the same jobspec");
+    json_decref (want);
+    job_decref (job);
+
+    job = job_make (NULL);
+    ops.jobspec_find = NULL;
+    text = json_dumps (spec, JSON_COMPACT);
+    ok (job_spec_from_source (job, text, strlen (text)) == 0
+            && find (job, "attributes", NULL) == JOBTAP_SPEC_UNKNOWN,
+        "a host that cannot tell: unknown");
+    job_decref (job);
+
+    ops.jobspec_rebuild = NULL;
+    job = job_make (NULL);
+    text = json_dumps (spec, JSON_COMPACT);
+    errno = 0;
+    ok (job_spec_from_source (job, text, strlen (text)) < 0 && errno == EINVAL
+            && json_is_object (job->jobspec),
+        "a host that cannot make it: refused (the recipe freed), the job as "
+        "it was");
+    job_decref (job);
+    json_decref (spec);
+}
+
 int main (void)
 {
     core_runtime_init (&rt, &ops);
@@ -533,6 +670,7 @@ int main (void)
     test_dependencies ();
     test_own ();
     test_source ();
+    test_from_source ();
 
     core_runtime_fini (&rt);
     done_testing ();
