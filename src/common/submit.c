@@ -37,10 +37,12 @@ static void provisional_drop (struct job *job)
  * there are too many or they are too old. O(1) per dropped job. */
 static void provisional_expire (struct runtime *rt)
 {
+    struct job_fifo *prov = &rt->jobs->fifo[FIFO_PROV];
+    if (!prov->head)
+        return; /* the usual case: the last submission was bound */
     json_int_t max = setting_int (rt, "provisional-max", 1024);
     json_int_t timeout = setting_int (rt, "provisional-timeout", 600);
     double t = now ();
-    struct job_fifo *prov = &rt->jobs->fifo[FIFO_PROV];
 
     while (prov->head
            && ((json_int_t)prov->count >= max

@@ -54,10 +54,22 @@ static const size_t string_members[] = {
     offsetof (struct jobspec_fields, array),
 };
 #define NSTRINGS (sizeof (string_members) / sizeof (string_members[0]))
-/* The strings jobspec_system_member reads (partition to dependency) come
- * first: finding a member loads no more (test_jobspec_fields checks the
- * answers against the built jobspec). */
-#define SYSTEM_MEMBER_STRINGS 6
+/* How many of the first string members jobspec_system_member reads for
+ * attributes.system.<key>: they come first (partition to dependency), so
+ * finding a member loads no more than it reads (test_jobspec_fields
+ * checks the answers against the built jobspec). */
+static size_t system_member_strings (const char *key)
+{
+    static const char *const by_last_string[] = {
+        "queue", "bank", "project", "cwd", "job", "dependencies",
+    };
+    for (size_t i = 0; i < sizeof (by_last_string) / sizeof (*by_last_string);
+         i++) {
+        if (!strcmp (key, by_last_string[i]))
+            return i + 1;
+    }
+    return 0; /* duration, and the members it does not read fields for */
+}
 
 static const char **member (struct jobspec_fields *f, size_t i)
 {
@@ -248,7 +260,10 @@ enum jobspec_member jobspec_fields_find (const void *block,
                                            : JOBSPEC_MEMBER_ABSENT;
     if (strcmp (path[1], "system") || depth > 4
         || !block_valid (block, len)
-        || load (block, &f, SYSTEM_MEMBER_STRINGS, NULL) < 0)
+        || load (block, &f,
+                 depth == 3 ? system_member_strings (path[2])
+                            : system_member_strings ("job"),
+                 NULL) < 0)
         return JOBSPEC_MEMBER_UNKNOWN;
     if (depth == 3)
         return jobspec_system_member (&f, path[2], value);
