@@ -292,12 +292,35 @@ static const struct spec_field *spec_field (const char *key)
     return NULL;
 }
 
+/* The field's node, unpacked alone while the jobspec was not fetched
+ * whole: the runtime then tells these scalars without making the tree. */
+static json_t *spec_field_node (struct jobref *j, const struct spec_field *f)
+{
+    json_t *o = NULL;
+    int rc;
+
+    if (j->have_jobspec) {
+        o = j->jobspec;
+        for (size_t i = 0; o && i < 4 && f->path[i]; i++)
+            o = json_object_get (o, f->path[i]);
+        return o;
+    }
+    if (f->path[3])
+        rc = flux_plugin_arg_unpack (j->args, FLUX_PLUGIN_ARG_IN,
+                                     "{s?{s?{s?{s?{s?o}}}}}", "jobspec",
+                                     f->path[0], f->path[1], f->path[2],
+                                     f->path[3], &o);
+    else
+        rc = flux_plugin_arg_unpack (j->args, FLUX_PLUGIN_ARG_IN,
+                                     "{s?{s?{s?{s?o}}}}", "jobspec",
+                                     f->path[0], f->path[1], f->path[2], &o);
+    return rc < 0 ? NULL : o;
+}
+
 static void push_spec_field (lua_State *L, struct jobref *j,
                              const struct spec_field *f)
 {
-    json_t *o = job_arg (j, "jobspec");
-    for (size_t i = 0; o && i < 4 && f->path[i]; i++)
-        o = json_object_get (o, f->path[i]);
+    json_t *o = spec_field_node (j, f);
     if (o)
         ljson_push (L, o, 0);
     else if (f->zero_default)

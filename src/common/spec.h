@@ -32,8 +32,8 @@ int job_spec_from_source (struct job *job, void *data, size_t len);
 /* What the job's jobspec has at 'path' (depth keys), told without making
  * its tree: JOBTAP_SPEC_* (host.h), a scalar in *value (new reference)
  * with JOBTAP_SPEC_VALUE.  UNKNOWN whenever only the tree tells: it is
- * made, or updates were applied since the recipe, or the host cannot
- * tell. */
+ * made, an update since the recipe may have changed what is there, or
+ * the host cannot tell. */
 int spec_find (struct job *job,
                const char *const *path,
                int depth,

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "find_json.h"
 #include "tap.h"
 #include "util.h"
 
@@ -18,6 +19,9 @@
 static jobtap_host_error_t err;
 static uint64_t next_id = 100;
 
+/* The host start () gives the runtime. */
+static const struct jobtap_host_ops *start_ops = &test_ops;
+
 /* Write policy 'name' and a config loading it with 'conf' (TOML inline
  * table text or NULL); start the runtime.  Returns 0 or -1 (err set). */
 static int start (const char *name, const char *lua, const char *conf)
@@ -28,7 +32,7 @@ static int start (const char *name, const char *lua, const char *conf)
     snprintf (text, sizeof (text),
               "[job-manager]\nplugins = [ { load = \"%s\"%s%s } ]\n", name,
               conf ? ", conf = " : "", conf ? conf : "");
-    if (jobtap_host_init (&test_ops, NULL) < 0)
+    if (jobtap_host_init (start_ops, NULL) < 0)
         bail_out ("init failed");
     if (jobtap_host_load_config (write_config ("jobtap.conf", text), &err)
         < 0) {
@@ -201,6 +205,80 @@ static void test_spec_fields (void)
     ok (log_find ("fields.lua: fields nil 0 nil nil nil nil true") != NULL,
         "... duration is 0 when absent, the others nil");
     stop ();
+}
+
+/* A host that makes jobspecs from a recipe (here the jobspec's text) and
+ * tells their members without making them, as the Slurm shim does. */
+static int rebuilds;
+static json_t *rebuild_text (const void *source, size_t len, void *arg)
+{
+    (void)arg;
+    rebuilds++;
+    return json_loadb (source, len, 0, NULL);
+}
+
+static int find_text (const void *source,
+                      size_t len,
+                      const char *const *path,
+                      int depth,
+                      json_t **value,
+                      void *arg)
+{
+    (void)arg;
+    return find_in_json_text (source, len, path, depth, value);
+}
+
+static int submit_source (json_t *jobspec)
+{
+    char *t = json_dumps (jobspec, JSON_COMPACT);
+    uint64_t token;
+    int rc = jobtap_host_submit_from_source (t, strlen (t), 1000, 16, 1.0, 0,
+                                             NULL, &token, &err);
+    json_decref (jobspec);
+    if (rc == 0)
+        jobtap_host_submit_abort (token);
+    return rc;
+}
+
+/* The same fields read from a jobspec not made yet: told by the host, no
+ * tree made; job.jobspec whole makes it. */
+static void test_spec_fields_told (void)
+{
+    struct jobtap_host_ops ops = test_ops;
+    const char *lua =
+        "local jobtap = require 'jobtap'\n"
+        "jobtap.on ('job.validate', function (job)\n"
+        "  jobtap.log_info ('fields %s %s %s %s %s %s', tostring (job.name),\n"
+        "    tostring (job.duration), tostring (job.queue),\n"
+        "    tostring (job.bank), tostring (job.project), tostring (job.cwd))\n"
+        "  if job.queue == 'whole' then\n"
+        "    jobtap.log_info ('version %s', tostring (job.jobspec.version))\n"
+        "  end\n"
+        "end)\n";
+
+    ops.jobspec_rebuild = rebuild_text;
+    ops.jobspec_find = find_text;
+    start_ops = &ops;
+    ok (start ("told.lua", lua, NULL) == 0, "told: policy loads: %s",
+        err.text);
+    rebuilds = 0;
+    ok (submit_source (jobspec_make ("{s:{s:s} s:f s:s s:s s:s s:s}", "job",
+                                     "name", "full", "duration", 90.5,
+                                     "queue", "short", "bank", "b1",
+                                     "project", "p1", "cwd", "/tmp"))
+                == 0
+            && log_find ("told.lua: fields full 90.5 short b1 p1 /tmp"),
+        "told: the six fields read as from the tree");
+    isint (rebuilds, 0, "told: no jobspec made for them");
+    ok (submit_source (jobspec_make (NULL)) == 0
+            && log_find ("told.lua: fields nil 0 nil nil nil nil")
+            && rebuilds == 0,
+        "told: absent ones as from the tree, still none made");
+    ok (submit_source (jobspec_make ("{s:s}", "queue", "whole")) == 0
+            && log_find ("told.lua: version 1") && rebuilds == 1,
+        "told: job.jobspec whole makes the jobspec");
+    stop ();
+    start_ops = &test_ops;
 }
 
 static void test_priority_deps (void)
@@ -539,6 +617,7 @@ int main (void)
 {
     test_basics ();
     test_spec_fields ();
+    test_spec_fields_told ();
     test_priority_deps ();
     test_errors ();
     test_patterns ();
