@@ -99,7 +99,8 @@ struct job {
     json_t *jobspec;          /* tree, or NULL while compacted (job_jobspec) */
     char *jobspec_text;       /* compact text; NULL if the tree changed since */
     void *spec_source;        /* spec.c: the host's recipe for the jobspec
-                                 (jobtap_host_submit_source), if any */
+                                 (jobtap_host_submit_from_source,
+                                 jobtap_host_job_source), if any */
     json_t *spec_live;        /* spec.c: spec_replay's updates as objects
                                  while the job is not at rest, so a tree
                                  made during submission parses none */

@@ -149,8 +149,8 @@ static void test_cred (void)
 static void test_host_calls (void)
 {
     json_t *resp = NULL, *req;
-    json_int_t a, userid, rolemask;
-    const char *topic;
+    json_int_t a = 0, userid = 0, rolemask = 0;
+    const char *topic = "";
 
     req = json_pack ("{s:i}", "a", 7);
     ok (jobtap_host_service_call ("job-manager.svc.echo", req, 1000,
@@ -274,7 +274,7 @@ static void *respond_thread (void *arg)
 
 static void test_thread_response (void)
 {
-    pthread_t t;
+    pthread_t t = 0;
     done_reset ();
     kept = NULL;
     jobtap_host_service_call_async ("job-manager.svc.later", NULL, 0,
