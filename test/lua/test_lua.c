@@ -207,27 +207,6 @@ static void test_spec_fields (void)
     stop ();
 }
 
-/* A host that makes jobspecs from a recipe (here the jobspec's text) and
- * tells their members without making them, as the Slurm shim does. */
-static int rebuilds;
-static json_t *rebuild_text (const void *source, size_t len, void *arg)
-{
-    (void)arg;
-    rebuilds++;
-    return json_loadb (source, len, 0, NULL);
-}
-
-static int find_text (const void *source,
-                      size_t len,
-                      const char *const *path,
-                      int depth,
-                      json_t **value,
-                      void *arg)
-{
-    (void)arg;
-    return find_in_json_text (source, len, path, depth, value);
-}
-
 static int submit_source (json_t *jobspec)
 {
     char *t = json_dumps (jobspec, JSON_COMPACT);
@@ -256,12 +235,12 @@ static void test_spec_fields_told (void)
         "  end\n"
         "end)\n";
 
-    ops.jobspec_rebuild = rebuild_text;
-    ops.jobspec_find = find_text;
+    ops.jobspec_rebuild = recipe_rebuild;
+    ops.jobspec_find = recipe_find;
     start_ops = &ops;
     ok (start ("told.lua", lua, NULL) == 0, "told: policy loads: %s",
         err.text);
-    rebuilds = 0;
+    recipe_rebuilds = 0;
     ok (submit_source (jobspec_make ("{s:{s:s} s:f s:s s:s s:s s:s}", "job",
                                      "name", "full", "duration", 90.5,
                                      "queue", "short", "bank", "b1",
@@ -269,13 +248,13 @@ static void test_spec_fields_told (void)
                 == 0
             && log_find ("told.lua: fields full 90.5 short b1 p1 /tmp"),
         "told: the six fields read as from the tree");
-    isint (rebuilds, 0, "told: no jobspec made for them");
+    isint (recipe_rebuilds, 0, "told: no jobspec made for them");
     ok (submit_source (jobspec_make (NULL)) == 0
             && log_find ("told.lua: fields nil 0 nil nil nil nil")
-            && rebuilds == 0,
+            && recipe_rebuilds == 0,
         "told: absent ones as from the tree, still none made");
     ok (submit_source (jobspec_make ("{s:s}", "queue", "whole")) == 0
-            && log_find ("told.lua: version 1") && rebuilds == 1,
+            && log_find ("told.lua: version 1") && recipe_rebuilds == 1,
         "told: job.jobspec whole makes the jobspec");
     stop ();
     start_ops = &test_ops;

@@ -1,6 +1,7 @@
 /* What a JSON value has at a path, answered as a host's ops.jobspec_find
  * answers (JOBTAP_SPEC_*, host.h): the unit tests' finders over a
- * document of their own.  Arrays are left to the tree. */
+ * document of their own (arrays are left to the tree), and the recipe
+ * the tests' hosts give for a jobspec (its text). */
 #ifndef JOBTAP_TEST_FIND_JSON_H
 #define JOBTAP_TEST_FIND_JSON_H
 
@@ -39,6 +40,32 @@ static inline int find_in_json_text (const void *source,
 
     json_decref (root);
     return kind;
+}
+
+/* A test host's recipe for a jobspec: the jobspec's own text, made
+ * again by parsing it (ops.jobspec_rebuild) and its members told from it
+ * (ops.jobspec_find); recipe_rebuilds and recipe_finds count the calls. */
+static int recipe_rebuilds, recipe_finds;
+
+static inline json_t *recipe_rebuild (const void *source,
+                                      size_t len,
+                                      void *arg)
+{
+    (void)arg;
+    recipe_rebuilds++;
+    return json_loadb (source, len, 0, NULL);
+}
+
+static inline int recipe_find (const void *source,
+                               size_t len,
+                               const char *const *path,
+                               int depth,
+                               json_t **value,
+                               void *arg)
+{
+    (void)arg;
+    recipe_finds++;
+    return find_in_json_text (source, len, path, depth, value);
 }
 
 #endif

@@ -1003,28 +1003,6 @@ static void test_late_handlers (void)
     stop ();
 }
 
-/* The host's recipe for a jobspec, as this test makes it: the jobspec's
- * own text; what it has at a path is read from the text. */
-static int rebuilds, finds;
-static json_t *rebuild_text (const void *source, size_t len, void *arg)
-{
-    (void)arg;
-    rebuilds++;
-    return json_loadb (source, len, 0, NULL);
-}
-
-static int find_text (const void *source,
-                      size_t len,
-                      const char *const *path,
-                      int depth,
-                      json_t **value,
-                      void *arg)
-{
-    (void)arg;
-    finds++;
-    return find_in_json_text (source, len, path, depth, value);
-}
-
 static char *text_of (json_t *spec)
 {
     return json_dumps (spec, JSON_COMPACT);
@@ -1050,8 +1028,8 @@ static void start_sources (const char *plugins_toml)
     struct jobtap_host_ops ops = test_ops;
     char text[4096];
 
-    ops.jobspec_rebuild = rebuild_text;
-    ops.jobspec_find = find_text;
+    ops.jobspec_rebuild = recipe_rebuild;
+    ops.jobspec_find = recipe_find;
     test_reset ();
     snprintf (text, sizeof (text), "[job-manager]\nplugins = [\n%s\n]\n",
               plugins_toml);
@@ -1059,7 +1037,7 @@ static void start_sources (const char *plugins_toml)
         || jobtap_host_load_config (write_config ("host.toml", text), &err)
                < 0)
         bail_out ("start_sources: %s", err.text);
-    rebuilds = finds = 0;
+    recipe_rebuilds = recipe_finds = 0;
 }
 
 /* jobtap_host_submit_from_source and jobtap_host_job_source: the jobspec
@@ -1075,18 +1053,18 @@ static void test_sources (void)
     start_sources (load_entry ("readspec.so", NULL));
     ok (submit_text (spec, &token) == 0, "sources: a job submitted");
     ok (log_find ("readspec: job.validate duration=60 queue=q name=\\(none\\)")
-            && rebuilds == 0 && finds > 0,
+            && recipe_rebuilds == 0 && recipe_finds > 0,
         "sources: job.validate read members of the jobspec, none made");
     ok (jobtap_host_job_new (token, 501, 1000, 16, 1.0, NULL, &err) == 0
             && log_count ("readspec: job.new duration=60 queue=q") == 1,
         "sources: bound; job.new read it too");
-    isint (rebuilds, 0, "sources: nothing made while no reader needs a tree");
+    isint (recipe_rebuilds, 0, "sources: nothing made while no reader needs a tree");
     got = info_jobspec (501);
-    ok (got && json_equal (got, spec) && rebuilds == 1,
+    ok (got && json_equal (got, spec) && recipe_rebuilds == 1,
         "sources: job_info has the host make the jobspec");
     json_decref (got);
     got = info_jobspec (501);
-    ok (got && rebuilds == 1, "sources: read again, the tree is kept");
+    ok (got && recipe_rebuilds == 1, "sources: read again, the tree is kept");
     json_decref (got);
 
     ok (jobtap_host_job_new (0, 502, 1000, 16, 1.0, spec, &err) == 0,
@@ -1094,7 +1072,7 @@ static void test_sources (void)
     t = text_of (spec);
     jobtap_host_job_source (502, t, strlen (t));
     got = info_jobspec (502);
-    ok (got && json_equal (got, spec) && rebuilds == 2,
+    ok (got && json_equal (got, spec) && recipe_rebuilds == 2,
         "sources: its recipe, given by id, makes its jobspec");
     json_decref (got);
 
@@ -1102,16 +1080,16 @@ static void test_sources (void)
      * fails on a leak) */
     t = text_of (spec);
     jobtap_host_job_source (12345, t, strlen (t));
-    ok (rebuilds == 2, "sources: unknown ids take no recipe");
+    ok (recipe_rebuilds == 2, "sources: unknown ids take no recipe");
     jobtap_host_fini ();
 
     /* an update is listed, not applied to a tree; a later reader sees it */
     start_sources (load_entry ("readspec.so", "conf = { set-queue = \"x\" }"));
-    ok (submit_text (spec, &token) == 0 && rebuilds == 0,
+    ok (submit_text (spec, &token) == 0 && recipe_rebuilds == 0,
         "sources: a job whose queue the policy updates, no tree made");
     ok (jobtap_host_job_new (token, 503, 1000, 16, 1.0, NULL, &err) == 0
             && log_count ("readspec: job.new duration=60 queue=x") == 1
-            && rebuilds == 1,
+            && recipe_rebuilds == 1,
         "sources: job.new reads the updated queue, from a tree made for it");
     got = info_jobspec (503);
     is (json_string_value (json_object_get (
@@ -1123,7 +1101,7 @@ static void test_sources (void)
 
     /* a plugin that wants the whole jobspec ('o') gets the tree */
     start_sources (load_entry ("policy.so", NULL));
-    ok (submit_text (spec, &other) == 0 && rebuilds == 1,
+    ok (submit_text (spec, &other) == 0 && recipe_rebuilds == 1,
         "sources: a plugin reading the jobspec whole has it made");
     jobtap_host_submit_abort (other);
     jobtap_host_fini ();
@@ -1134,7 +1112,7 @@ static void test_sources (void)
     ok (submit_text (bad, &other) < 0
             && log_find ("^readspec: job.validate: Expected real or integer, "
                          "got string$")
-            && rebuilds == 1,
+            && recipe_rebuilds == 1,
         "sources: a member of the wrong type: the unpack's error, from the tree");
     jobtap_host_fini ();
     json_decref (bad);

@@ -334,21 +334,12 @@ static void test_own (void)
     json_decref (o);
 }
 
-/* The host's recipe, as a test host makes it: the jobspec's text. */
-static int rebuilds;
-static json_t *rebuild_from_text (const void *source, size_t len, void *arg)
-{
-    (void)arg;
-    rebuilds++;
-    return json_loadb (source, len, 0, NULL);
-}
-
 static json_t *rebuild_fails (const void *source, size_t len, void *arg)
 {
     (void)source;
     (void)len;
     (void)arg;
-    rebuilds++;
+    recipe_rebuilds++;
     return NULL;
 }
 
@@ -360,11 +351,11 @@ static struct job *job_sourced (json_t *spec)
     return job;
 }
 
-/* The job's jobspec read after it rests: rebuilds counts from 0. */
+/* The job's jobspec read after it rests: recipe_rebuilds counts from 0. */
 static json_t *read_after_rest (struct job *job)
 {
     job_spec_rest (job);
-    rebuilds = 0;
+    recipe_rebuilds = 0;
     return job_jobspec (job);
 }
 
@@ -386,8 +377,8 @@ static void test_source (void)
     json_t *want, *got;
 
     ops.compact_later = false;
-    ops.jobspec_rebuild = rebuild_from_text;
-    rebuilds = 0;
+    ops.jobspec_rebuild = recipe_rebuild;
+    recipe_rebuilds = 0;
     job = job_sourced (spec);
     ok (job->spec_source != NULL, "a job keeps the host's recipe");
     /* the same key, then its parent whole, then the key again: replayed
@@ -407,9 +398,9 @@ static void test_source (void)
         "at rest: neither tree nor text");
     ok (job->spec_replay && job->spec_source,
         "the recipe and the updates stay");
-    isint (rebuilds, 0, "nothing rebuilt yet");
+    isint (recipe_rebuilds, 0, "nothing rebuilt yet");
     got = job_jobspec (job);
-    isint (rebuilds, 1, "a reader has the host build it again");
+    isint (recipe_rebuilds, 1, "a reader has the host build it again");
     ok (got && json_equal (got, want), "the updates replayed in their order");
     ok (json_integer_value (get_path (got, "attributes.user.a.b")) == 2
             && json_integer_value (get_path (got, "attributes.user.a.c")) == 1
@@ -428,7 +419,7 @@ static void test_source (void)
     update (job, "{\"attributes.user.a.b\":2,\"attributes.system.cwd\":null}");
     update (job, "{\"attributes.system.queue\":\"q\"}");
     got = read_after_rest (job);
-    ok (got && json_equal (got, want) && rebuilds == 1,
+    ok (got && json_equal (got, want) && recipe_rebuilds == 1,
         "four updates, two of them on one key, rebuilt equal");
     json_decref (want);
     job_decref (job);
@@ -455,9 +446,9 @@ static void test_source (void)
     job_spec_source (job, strdup ("{\"version\":7}"), 13);
     ok (job->spec_source && !job->jobspec_text,
         "a recipe given then takes the text's place (no update since)");
-    rebuilds = 0;
+    recipe_rebuilds = 0;
     got = job_jobspec (job);
-    ok (got && rebuilds == 1
+    ok (got && recipe_rebuilds == 1
             && json_integer_value (get_path (got, "version")) == 7,
         "and gives the jobspec back");
     job_decref (job);
@@ -479,7 +470,7 @@ static void test_source (void)
     ok (job->spec_source != NULL,
         "a recipe for the new jobspec is taken");
     got = read_after_rest (job);
-    ok (got && rebuilds == 1
+    ok (got && recipe_rebuilds == 1
             && json_integer_value (get_path (got, "version")) == 7
             && json_integer_value (get_path (got, "attributes.user.x")) == 2,
         "and gives it back with the update made after the replacement");
@@ -500,7 +491,7 @@ static void test_source (void)
             && !strcmp (job->spec_replay->data, "{\"attributes.user.a\":1}"),
         "after it: the jobspec, the recipe and the list as before");
     got = read_after_rest (job);
-    ok (got && json_equal (got, want) && rebuilds == 1,
+    ok (got && json_equal (got, want) && recipe_rebuilds == 1,
         "and the rebuilt jobspec has no trace of the trial");
     json_decref (want);
     job_decref (job);
@@ -517,26 +508,12 @@ static void test_source (void)
 
     ops.jobspec_rebuild = rebuild_fails;
     job = job_sourced (spec);
-    ok (read_after_rest (job) == NULL && rebuilds == 1,
+    ok (read_after_rest (job) == NULL && recipe_rebuilds == 1,
         "a recipe the host cannot build again: no jobspec (logged)");
     job_decref (job);
 
     ops.jobspec_rebuild = NULL;
     json_decref (spec);
-}
-
-/* What the recipe's jobspec has at a path, as a test host tells it. */
-static int finds;
-static int find_in_text (const void *source,
-                         size_t len,
-                         const char *const *path,
-                         int depth,
-                         json_t **value,
-                         void *arg)
-{
-    (void)arg;
-    finds++;
-    return find_in_json_text (source, len, path, depth, value);
 }
 
 /* spec_find of a dotted path ("" for the root), the value's text in
@@ -575,9 +552,9 @@ static void test_from_source (void)
     struct job *job;
 
     ops.compact_later = false;
-    ops.jobspec_rebuild = rebuild_from_text;
-    ops.jobspec_find = find_in_text;
-    rebuilds = finds = 0;
+    ops.jobspec_rebuild = recipe_rebuild;
+    ops.jobspec_find = recipe_find;
+    recipe_rebuilds = recipe_finds = 0;
     job = job_make (NULL);
     ok (job_spec_from_source (job, text, strlen (text)) == 0
             && job->jobspec == NULL && job->spec_source == text,
@@ -588,18 +565,18 @@ static void test_from_source (void)
             && !strcmp (v, "\"/tmp\"")
             && find (job, "attributes.system.queue", NULL)
                    == JOBTAP_SPEC_ABSENT
-            && finds == 4 && rebuilds == 0,
+            && recipe_finds == 4 && recipe_rebuilds == 0,
         "members are told by the host, no tree made");
-    ok (job_dependencies (job) == NULL && rebuilds == 0,
+    ok (job_dependencies (job) == NULL && recipe_rebuilds == 0,
         "no dependencies, told without a tree");
     ok (update (job, "{\"attributes.system.queue\":\"q\"}") == 0
-            && job->jobspec == NULL && rebuilds == 0,
+            && job->jobspec == NULL && recipe_rebuilds == 0,
         "an update is listed, no tree made");
-    finds = 0;
+    recipe_finds = 0;
     ok (find (job, "attributes.system.queue", NULL) == JOBTAP_SPEC_UNKNOWN
             && find (job, "attributes.system.queue.x", NULL)
                    == JOBTAP_SPEC_UNKNOWN
-            && finds == 0,
+            && recipe_finds == 0,
         "the updated member, and below it: only the tree tells");
     ok (find (job, "attributes.system.cwd", &v) == JOBTAP_SPEC_VALUE
             && !strcmp (v, "\"/tmp\"")
@@ -615,11 +592,11 @@ static void test_from_source (void)
             && find (job, "attributes.system.cwd", NULL)
                    == JOBTAP_SPEC_UNKNOWN,
         "an update of a parent whole: its members only from the tree");
-    ok (rebuilds == 0, "three updates, still no tree");
+    ok (recipe_rebuilds == 0, "three updates, still no tree");
     ok (job->spec_live && json_array_size (job->spec_live) == 3,
         "before rest, the updates are kept as objects too");
     json_t *got = job_jobspec (job);
-    ok (got && rebuilds == 1
+    ok (got && recipe_rebuilds == 1
             && !strcmp (json_string_value (get_path (got, "attributes.system.cwd")),
                         "/")
             && !get_path (got, "attributes.system.queue")
@@ -632,7 +609,7 @@ static void test_from_source (void)
     ok (!job->spec_live && job->jobspec == NULL,
         "at rest the objects and the tree go");
     got = job_jobspec (job);
-    ok (got && json_equal (got, want) && rebuilds == 2,
+    ok (got && json_equal (got, want) && recipe_rebuilds == 2,
         "made again from the updates' text: the same jobspec");
     json_decref (want);
     job_decref (job);
