@@ -23,6 +23,7 @@ struct jt_plugin;
 #define TOPIC_CACHE_LEN 64
 struct topic_answer {
     unsigned gen; /* plugin_handlers_generation () when cached; 0: empty */
+    unsigned len; /* of topic */
     char topic[TOPIC_CACHE_LEN];
     struct jt_plugin *first;
     int count;

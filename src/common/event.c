@@ -230,31 +230,22 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
         event_post_known (job, EV_DEPEND, NULL);
 }
 
-/* Post event 'kind' (EV_*, or -1: 'name' is not a known event) with
- * 'context' (borrowed, may be NULL): apply it now, or after the event
+/* Post ev (its references taken): apply it now, or after the event
  * being applied, whose callbacks posted it. */
-static int event_post_kind (struct job *job,
-                            int kind,
-                            const char *name,
-                            json_t *context)
+static int event_post_event (struct job *job, struct event ev)
 {
-    struct event ev = {
-        .kind = kind,
-        .name = kind >= 0 ? event_name (kind) : name,
-        .context = json_incref (context),
-        .timestamp = now (),
-        .from_host = job->host_event,
-    };
     struct qentry *q;
     int rc = 0;
 
+    ev.from_host = job->host_event;
     /* (what the callbacks of this event post is the plugins') */
     job->host_event = false;
 
     if (job->busy) {
         /* deferred until the current event's callbacks return */
         if (!(q = malloc (sizeof (*q)))
-            || (kind < 0 && !(ev.name = ev.name_copy = strdup (name)))) {
+            || (ev.kind < 0
+                && !(ev.name = ev.name_copy = strdup (ev.name)))) {
             free (q);
             event_release (&ev);
             errno = ENOMEM;
@@ -294,9 +285,42 @@ static int event_post_kind (struct job *job,
     return rc;
 }
 
+/* Post event 'kind' (EV_*, or -1: 'name' is not a known event) with
+ * 'context' (borrowed, may be NULL). */
+static int event_post_kind (struct job *job,
+                            int kind,
+                            const char *name,
+                            json_t *context)
+{
+    return event_post_event (job,
+                             (struct event){
+                                 .kind = kind,
+                                 .name = kind >= 0 ? event_name (kind) : name,
+                                 .context = json_incref (context),
+                                 .timestamp = now (),
+                             });
+}
+
 int event_post_known (struct job *job, int kind, json_t *context)
 {
     return event_post_kind (job, kind, NULL, context);
+}
+
+int event_post_submit (struct job *job,
+                       uint32_t userid,
+                       int urgency,
+                       int flags)
+{
+    return event_post_event (job,
+                             (struct event){
+                                 .kind = EV_SUBMIT,
+                                 .name = event_name (EV_SUBMIT),
+                                 .timestamp = now (),
+                                 .submit_numbers = true,
+                                 .submit_userid = userid,
+                                 .submit_urgency = urgency,
+                                 .submit_flags = flags,
+                             });
 }
 
 int event_post_host (struct job *job, const char *name, json_t *context)

@@ -22,6 +22,12 @@ struct jt_plugin;
  * posted it. */
 int event_post_known (struct job *job, int kind, json_t *context);
 int event_post (struct job *job, const char *name, json_t *context);
+/* Post the submit event, its context {userid, urgency[, flags]} made
+ * only if read (flags -1: none). */
+int event_post_submit (struct job *job,
+                       uint32_t userid,
+                       int urgency,
+                       int flags);
 /* Post an event the scheduler reports (no host action is asked back). */
 int event_post_host (struct job *job, const char *name, json_t *context);
 /* Post an exception, logged (admins have no eventlog tools here). */

@@ -392,9 +392,36 @@ void job_forget (struct job *job)
     job_decref (job);
 }
 
+json_t *submit_context (uint32_t userid, int urgency, const int *flags)
+{
+    json_t *o = json_object ();
+    if (o
+        && (obj_set (o, "userid", json_integer ((json_int_t)userid)) < 0
+            || obj_set (o, "urgency", json_integer (urgency)) < 0
+            || (flags && obj_set (o, "flags", json_integer (*flags)) < 0))) {
+        json_decref (o);
+        o = NULL;
+    }
+    return o;
+}
+
+json_t *event_context_of (struct event *ev)
+{
+    if (!ev->context && ev->submit_numbers) {
+        jobtap_host_json_pool_begin ();
+        ev->context = submit_context (ev->submit_userid,
+                                      ev->submit_urgency,
+                                      ev->submit_flags >= 0 ? &ev->submit_flags
+                                                            : NULL);
+        jobtap_host_json_pool_end ();
+    }
+    return ev->context;
+}
+
 json_t *event_entry_of (struct event *ev)
 {
     if (!ev->entry) {
+        event_context_of (ev);
         jobtap_host_json_pool_begin ();
         if ((ev->entry = json_object ())
             && (obj_set (ev->entry, "timestamp", json_real (ev->timestamp)) < 0

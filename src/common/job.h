@@ -63,6 +63,13 @@ struct event {
     double timestamp;
     json_t *entry;       /* held once built (event_entry_of) */
     bool from_host;      /* posted by the scheduler, not by a plugin */
+    /* A submit event's context {userid, urgency[, flags]} as numbers,
+     * made JSON only when read (event_context_of): every job posts one
+     * and nearly nobody reads it. */
+    bool submit_numbers;
+    uint32_t submit_userid;
+    int submit_urgency;
+    int submit_flags; /* -1: the context has no flags */
 };
 
 struct qentry {
@@ -186,6 +193,12 @@ static inline json_t *lazy_array (json_t **slot)
 }
 
 void event_release (struct event *ev);
+/* The submit event's context {userid, urgency[, flags]}, or NULL if out
+ * of memory; flags may be NULL. */
+json_t *submit_context (uint32_t userid, int urgency, const int *flags);
+/* The event's context (borrowed; may be NULL), a submit event's made on
+ * first use. */
+json_t *event_context_of (struct event *ev);
 /* The event's eventlog entry, built on first use (borrowed; NULL if out
  * of memory). */
 json_t *event_entry_of (struct event *ev);

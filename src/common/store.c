@@ -100,6 +100,21 @@ static char *put_string_at (char *p, const char *s, size_t len)
     return p;
 }
 
+/* A submit event's context, from its numbers. */
+static void put_submit_context (struct strbuf *b, const struct event *ev)
+{
+    strbuf_puts (b, "{\"userid\":");
+    strbuf_put_u64 (b, ev->submit_userid);
+    strbuf_puts (b, ",\"urgency\":");
+    strbuf_put_u64 (b, (uint64_t)(ev->submit_urgency < 0 ? 0
+                                                        : ev->submit_urgency));
+    if (ev->submit_flags >= 0) {
+        strbuf_puts (b, ",\"flags\":");
+        strbuf_put_u64 (b, (uint64_t)ev->submit_flags);
+    }
+    strbuf_put (b, "}", 1);
+}
+
 /* One entry, {"timestamp":T,"name":N,"context":C}, its head written in
  * place and the context appended by the compact writer. */
 static void put_entry (struct strbuf *b,
@@ -118,12 +133,14 @@ static void put_entry (struct strbuf *b,
     p = put_time_at (p + sizeof (ts) - 1, ev->timestamp);
     memcpy (p, nm, sizeof (nm) - 1);
     p = put_string_at (p + sizeof (nm) - 1, ev->name, len);
-    if (ev->context) {
+    if (ev->context || ev->submit_numbers) {
         memcpy (p, cx, sizeof (cx) - 1);
         p += sizeof (cx) - 1;
     }
     strbuf_wrote (b, (size_t)(p - start));
-    if (ev->context
+    if (!ev->context && ev->submit_numbers)
+        put_submit_context (b, ev);
+    else if (ev->context
         && compact_append (memo, ev->context, &b->data, &b->len, &b->cap)
                < 0) {
         /* out of memory: the entry without its context */

@@ -140,21 +140,6 @@ int check_dependencies (struct job *job, jobtap_host_error_t *err)
     return rc;
 }
 
-/* The submit event's context {userid, urgency[, flags]}, built directly:
- * every submission posts one.  NULL if out of memory. */
-json_t *submit_context (uint32_t userid, int urgency, const int *flags)
-{
-    json_t *o = json_object ();
-    if (o
-        && (obj_set (o, "userid", json_integer ((json_int_t)userid)) < 0
-            || obj_set (o, "urgency", json_integer (urgency)) < 0
-            || (flags && obj_set (o, "flags", json_integer (*flags)) < 0))) {
-        json_decref (o);
-        o = NULL;
-    }
-    return o;
-}
-
 /* The submission of job (new, holding its jobspec or the host's recipe
  * for it; the reference is taken), under the runtime lock. */
 static int submit_job (struct job *job,
@@ -171,12 +156,9 @@ static int submit_job (struct job *job,
     job->id = JOBTAP_PROVISIONAL_ID_BIT | job->token;
     table_insert (job);
     fifo_push (rt->jobs->fifo, FIFO_PROV, job);
-    jobtap_host_json_pool_begin ();
-    int ctx_flags = flags & ~JOBTAP_SUBMIT_TAKE_JOBSPEC; /* not the job's */
-    json_t *ctx = submit_context (userid, urgency, &ctx_flags);
-    jobtap_host_json_pool_end ();
-    event_post_known (job, EV_SUBMIT, ctx);
-    json_decref (ctx);
+    /* TAKE_JOBSPEC is the call's, not the job's */
+    event_post_submit (job, userid, urgency,
+                       flags & ~JOBTAP_SUBMIT_TAKE_JOBSPEC);
 
     if (submit_call (job, "job.create", NULL, "rejected by job-manager plugin",
                      err) < 0
@@ -358,9 +340,7 @@ int jobtap_host_job_new (uint64_t token,
         }
         job->id = id;
         table_insert (job);
-        json_t *ctx = submit_context (userid, urgency, NULL);
-        event_post_known (job, EV_SUBMIT, ctx);
-        json_decref (ctx);
+        event_post_submit (job, userid, urgency, -1);
         jobtap_call (job, "job.create", NULL);
         /* dependencies the runtime never checked: a missing scheme is
          * an informational exception, as on a Flux restart */

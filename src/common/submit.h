@@ -1,6 +1,6 @@
 /* What submission shares with restore and update: stack calls of
  * submit-time topics with the rejection message, the dependency scheme
- * check, and the submit event's context.  The host API's submit entry
+ * check.  The host API's submit entry
  * points are in host.h. */
 #ifndef JOBTAP_SUBMIT_H
 #define JOBTAP_SUBMIT_H
@@ -23,7 +23,5 @@ int submit_call (struct job *job,
 /* job.dependency.<scheme> for each of attributes.system.dependencies;
  * -1 with the reason if one is unsupported or rejected. */
 int check_dependencies (struct job *job, jobtap_host_error_t *err);
-/* {userid, urgency[, flags]}, or NULL if out of memory. */
-json_t *submit_context (uint32_t userid, int urgency, const int *flags);
 
 #endif

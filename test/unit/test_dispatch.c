@@ -75,6 +75,10 @@ static void test_topics (void)
         "first_handler: nobody for job.validate");
     ok (first_handler (&rt, "job.new", NULL) == b,
         "first_handler with no count pointer");
+    ok (first_handler (&rt, "job.ne", &n) == NULL && n == 0
+            && first_handler (&rt, "job.new.", &n) == NULL && n == 0
+            && first_handler (&rt, "job.state.schedu", &n) == a && n == 1,
+        "a topic one byte shorter or longer than a cached one is another");
     ok (stack_handles (&rt, "job.state.depend")
             && !stack_handles (&rt, "job.inactive-add"),
         "stack_handles says who listens");

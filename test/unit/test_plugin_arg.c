@@ -299,8 +299,8 @@ static void unpack_cases (flux_plugin_arg_t *args, json_t *doc, int d)
 static void test_unpack_like_jansson (void)
 {
     static const char *docs[] = {
-        "{\"a\":1,\"b\":\"x\",\"c\":2.5,\"d\":true,\"e\":null,"
-        "\"f\":{\"g\":{\"h\":3}},\"i\":[1]}",
+        ("{\"a\":1,\"b\":\"x\",\"c\":2.5,\"d\":true,\"e\":null,"
+         "\"f\":{\"g\":{\"h\":3}},\"i\":[1]}"),
         "{}",
         "{\"a\":\"1\",\"b\":2,\"c\":\"x\",\"d\":0,\"e\":1,\"f\":5}",
         "{\"f\":{\"g\":null}}",

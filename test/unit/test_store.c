@@ -391,6 +391,11 @@ static void test_first_run (void)
     is (json_string_value (json_object_get (first, "name")), "submit",
         "its first entry is submit");
     isint (uid, 1000, "with the job's userid");
+    char *submit_ctx = json_dumps (json_object_get (first, "context"),
+                                   JSON_COMPACT | JSON_SORT_KEYS);
+    is (submit_ctx, "{\"flags\":0,\"urgency\":16,\"userid\":1000}",
+        "its context is the submission's userid, urgency and flags");
+    free (submit_ctx);
     json_decref (o);
     free (l);
     int lines = 0, bad = 0;
@@ -777,6 +782,35 @@ static void test_short_write (void)
     core_host_teardown ();
 }
 
+/* Without eventlogs kept (Slurm's host), nothing reads the submit
+ * event's context at submit: the store writes it from the numbers. */
+static void test_submit_context_unread (void)
+{
+    struct jobtap_host_ops lean = ops;
+    lean.keep_eventlog = false;
+
+    core_host_setup (&lean, NULL, NULL);
+    open_store ("lean");
+    submit_bind (700, spec (NULL, NULL));
+    ok (jobtap_host_store_flush (false) > 0, "job 700's history is written");
+    char *text = slurp (path ("lean", "journal.1"));
+    char *l = text ? line_of (text, "{\"id\":700,\"reset\":true,\"e\":[")
+                   : NULL;
+    json_t *o = l ? json_loads (l, 0, NULL) : NULL;
+    json_t *first = json_array_get (json_object_get (o, "e"), 0);
+    char *ctx = json_dumps (json_object_get (first, "context"),
+                            JSON_COMPACT | JSON_SORT_KEYS);
+    is (json_string_value (json_object_get (first, "name")), "submit",
+        "no eventlog kept: the first entry is submit");
+    is (ctx, "{\"flags\":0,\"urgency\":16,\"userid\":1000}",
+        "...with the submission's userid, urgency and flags");
+    free (ctx);
+    json_decref (o);
+    free (l);
+    free (text);
+    core_host_teardown ();
+}
+
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
@@ -790,6 +824,7 @@ int main (void)
     test_maintain ();
     test_torn ();
     test_short_write ();
+    test_submit_context_unread ();
 
     json_decref (kept_log_100);
     json_decref (kept_log_101);
