@@ -26,6 +26,15 @@
 /* What a store that cannot write keeps for the next try. */
 #define UNWRITTEN_MAX (64u << 20)
 
+/* The seconds of the last timestamp written, as text: a job's events
+ * come within the same second as a rule, so most timestamps write only
+ * their microseconds.  Runtime lock. */
+struct seconds_text {
+    uint64_t sec;
+    size_t len; /* 0: none yet */
+    char digits[20];
+};
+
 struct store {
     char *dir;
     pthread_mutex_t io;   /* one writer of the files at a time */
@@ -37,6 +46,7 @@ struct store {
     bool write_failed;    /* logged once until a write succeeds */
     bool unsynced;        /* written since the last fdatasync */
     struct strbuf buf;    /* recorded, not written (runtime lock) */
+    struct seconds_text seconds; /* of the last timestamp recorded */
     json_t *kept;         /* "<id>" -> entries, until restore takes them */
 };
 
@@ -45,34 +55,53 @@ struct store {
 
 /* A timestamp to the microsecond, as Flux's eventlogs have them, written
  * at p; returns the end. */
-static char *put_time_at (char *p, double t)
+static char *put_time_at (char *p, double t, struct seconds_text *last)
 {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
     if (!(t >= 0 && t < 1e15))
         return memcpy (p, "0.0", 3), p + 3;
     uint64_t us = (uint64_t)(t * 1e6 + 0.5);
-    uint64_t sec = us / 1000000, f = us % 1000000;
-    char digits[20], *d = digits + sizeof (digits);
-    do {
-        *--d = (char)('0' + sec % 10);
-        sec /= 10;
-    } while (sec);
-    size_t n = (size_t)(digits + sizeof (digits) - d);
-    memcpy (p, d, n);
-    p += n;
-    *p++ = '.';
-    for (int i = 6; i >= 1; i--) {
-        p[i - 1] = (char)('0' + f % 10);
-        f /= 10;
+    uint64_t sec = us / 1000000;
+    uint32_t f = (uint32_t)(us - sec * 1000000);
+    if (!last->len || last->sec != sec) {
+        char *d = last->digits + sizeof (last->digits);
+        last->sec = sec;
+        do {
+            *--d = (char)('0' + sec % 10);
+            sec /= 10;
+        } while (sec);
+        last->len = (size_t)(last->digits + sizeof (last->digits) - d);
     }
+    memcpy (p, last->digits + sizeof (last->digits) - last->len, last->len);
+    p += last->len;
+    *p++ = '.';
+    memcpy (p, pairs + 2 * (f / 10000), 2);
+    memcpy (p + 2, pairs + 2 * (f / 100 % 100), 2);
+    memcpy (p + 4, pairs + 2 * (f % 100), 2);
     return p + 6;
 }
 
-static void put_time (struct strbuf *b, double t)
+static void put_time (struct strbuf *b,
+                      double t,
+                      struct seconds_text *last)
 {
     char *p = strbuf_room (b, TIME_MAX);
     if (p)
-        strbuf_wrote (b, (size_t)(put_time_at (p, t) - p));
+        strbuf_wrote (b, (size_t)(put_time_at (p, t, last) - p));
 }
+
+static char *put_u64_at (char *p, uint64_t v)
+{
+    char digits[20], *d = digits + sizeof (digits);
+    do {
+        *--d = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t n = (size_t)(digits + sizeof (digits) - d);
+    return (char *)memcpy (p, d, n) + n;
+}
+
+#define PUT_LITERAL(p, s) ((char *)memcpy ((p), (s), sizeof (s) - 1) + sizeof (s) - 1)
 
 /* A JSON string of len bytes written at p (room for 6 per byte and the
  * quotes); returns the end. Event names are the only text not from
@@ -103,22 +132,24 @@ static char *put_string_at (char *p, const char *s, size_t len)
 /* A submit event's context, from its numbers. */
 static void put_submit_context (struct strbuf *b, const struct event *ev)
 {
-    strbuf_puts (b, "{\"userid\":");
-    strbuf_put_u64 (b, ev->submit_userid);
-    strbuf_puts (b, ",\"urgency\":");
-    strbuf_put_u64 (b, (uint64_t)(ev->submit_urgency < 0 ? 0
-                                                        : ev->submit_urgency));
-    if (ev->submit_flags >= 0) {
-        strbuf_puts (b, ",\"flags\":");
-        strbuf_put_u64 (b, (uint64_t)ev->submit_flags);
-    }
-    strbuf_put (b, "}", 1);
+    char *p = strbuf_room (b, 80), *start = p;
+    if (!p)
+        return;
+    p = put_u64_at (PUT_LITERAL (p, "{\"userid\":"), ev->submit_userid);
+    p = put_u64_at (PUT_LITERAL (p, ",\"urgency\":"),
+                    (uint64_t)(ev->submit_urgency < 0 ? 0
+                                                      : ev->submit_urgency));
+    if (ev->submit_flags >= 0)
+        p = put_u64_at (PUT_LITERAL (p, ",\"flags\":"),
+                        (uint64_t)ev->submit_flags);
+    *p++ = '}';
+    strbuf_wrote (b, (size_t)(p - start));
 }
 
 /* One entry, {"timestamp":T,"name":N,"context":C}, its head written in
  * place and the context appended by the compact writer. */
 static void put_entry (struct strbuf *b,
-                       struct compact_memo *memo,
+                       struct runtime *rt,
                        const struct event *ev)
 {
     static const char ts[] = "{\"timestamp\":", nm[] = ",\"name\":",
@@ -130,9 +161,16 @@ static void put_entry (struct strbuf *b,
         return;
     char *start = p;
     memcpy (p, ts, sizeof (ts) - 1);
-    p = put_time_at (p + sizeof (ts) - 1, ev->timestamp);
+    p = put_time_at (p + sizeof (ts) - 1, ev->timestamp, &rt->store->seconds);
     memcpy (p, nm, sizeof (nm) - 1);
-    p = put_string_at (p + sizeof (nm) - 1, ev->name, len);
+    p += sizeof (nm) - 1;
+    if (ev->kind >= 0) { /* a known name: nothing to escape */
+        *p++ = '"';
+        p = (char *)memcpy (p, ev->name, len) + len;
+        *p++ = '"';
+    }
+    else
+        p = put_string_at (p, ev->name, len);
     if (ev->context || ev->submit_numbers) {
         memcpy (p, cx, sizeof (cx) - 1);
         p += sizeof (cx) - 1;
@@ -141,7 +179,8 @@ static void put_entry (struct strbuf *b,
     if (!ev->context && ev->submit_numbers)
         put_submit_context (b, ev);
     else if (ev->context
-        && compact_append (memo, ev->context, &b->data, &b->len, &b->cap)
+        && compact_append (rt->compact_memo, ev->context, &b->data, &b->len,
+                           &b->cap)
                < 0) {
         /* out of memory: the entry without its context */
         b->len -= sizeof (cx) - 1;
@@ -156,7 +195,7 @@ static void put_entry (struct strbuf *b,
 static void put_submit (struct strbuf *b, struct job *job)
 {
     strbuf_puts (b, "{\"timestamp\":");
-    put_time (b, job->t_submit);
+    put_time (b, job->t_submit, &job->rt->store->seconds);
     strbuf_puts (b, ",\"name\":\"submit\",\"context\":{\"userid\":");
     strbuf_put_u64 (b, job->userid);
     strbuf_puts (b, ",\"urgency\":");
@@ -193,7 +232,7 @@ void store_record_event (struct job *job, struct event *ev)
         b = job->store_pending;
         if (b->len)
             strbuf_put (b, ",", 1);
-        put_entry (b, job->rt->compact_memo, ev);
+        put_entry (b, job->rt, ev);
         return;
     }
     b = &s->buf;
@@ -216,7 +255,7 @@ void store_record_event (struct job *job, struct event *ev)
     }
     else
         line_begin (b, job->id, ",\"e\":[");
-    put_entry (b, job->rt->compact_memo, ev);
+    put_entry (b, job->rt, ev);
     strbuf_puts (b, "]}\n");
 }
 

@@ -805,6 +805,18 @@ static void test_submit_context_unread (void)
     is (ctx, "{\"flags\":0,\"urgency\":16,\"userid\":1000}",
         "...with the submission's userid, urgency and flags");
     free (ctx);
+    /* each timestamp as Flux writes them: seconds, a point, six digits */
+    int stamps = 0, unlike = 0;
+    for (const char *t = text; t && (t = strstr (t, "\"timestamp\":"));
+         stamps++) {
+        t += strlen ("\"timestamp\":");
+        size_t n = strcspn (t, ",}");
+        char want[40];
+        snprintf (want, sizeof (want), "%.6f", strtod (t, NULL));
+        unlike += strlen (want) != n || strncmp (want, t, n) != 0;
+    }
+    ok (stamps >= 4 && unlike == 0,
+        "its %d timestamps have their seconds and six decimals", stamps);
     json_decref (o);
     free (l);
     free (text);
