@@ -309,12 +309,21 @@ static struct topic_answer *topic_slot (struct runtime *rt,
 {
     struct topic_answer *cache = rt->dispatch->topic_cache;
     unsigned gen = plugin_handlers_generation ();
-    size_t n = strlen (topic);
+    struct topic_pointer *tp =
+        &rt->dispatch->by_pointer[((uintptr_t)topic >> 3) % TOPIC_POINTERS];
     struct topic_answer *free_slot = NULL;
+    size_t n;
     uint32_t h;
 
+    /* the address's last answer, if its slot still holds that text (the
+     * string there may have changed, or the slot been taken since) */
+    if (tp->topic == topic && tp->answer->gen == gen
+        && !strcmp (tp->answer->topic, topic)) {
+        *hit = true;
+        return tp->answer;
+    }
     *hit = false;
-    if (n >= TOPIC_CACHE_LEN)
+    if ((n = strlen (topic)) >= TOPIC_CACHE_LEN)
         return NULL;
     h = topic_hash (topic, n);
     for (int i = 0; i < TOPIC_PROBE; i++) {
@@ -325,6 +334,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
         }
         else if (a->len == n && !memcmp (a->topic, topic, n)) {
             *hit = true;
+            *tp = (struct topic_pointer){topic, a};
             return a;
         }
     }
@@ -360,6 +370,8 @@ struct jt_plugin *first_handler (struct runtime *rt,
         a->gen = plugin_handlers_generation ();
         a->len = (unsigned)strlen (topic);
         memcpy (a->topic, topic, a->len + 1);
+        rt->dispatch->by_pointer[((uintptr_t)topic >> 3) % TOPIC_POINTERS] =
+            (struct topic_pointer){topic, a};
         a->first = first;
         a->count = n;
     }

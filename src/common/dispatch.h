@@ -29,11 +29,20 @@ struct topic_answer {
     int count;
 };
 
+/* The answer a topic string at this address last had: most topics are
+ * the runtime's constants, so a lookup is one string compare. */
+#define TOPIC_POINTERS 32
+struct topic_pointer {
+    const char *topic;
+    struct topic_answer *answer;
+};
+
 /* The runtime's dispatch state (rt->dispatch), written by dispatch.c only. */
 struct dispatch {
     struct job **stack;          /* the current-job stack, with a reference */
     int stack_len, stack_cap;
     struct topic_answer topic_cache[TOPIC_CACHE];
+    struct topic_pointer by_pointer[TOPIC_POINTERS];
 };
 
 /* Let go of the stack's memory (the runtime's end): empty again.  A

@@ -79,6 +79,15 @@ static void test_topics (void)
             && first_handler (&rt, "job.new.", &n) == NULL && n == 0
             && first_handler (&rt, "job.state.schedu", &n) == a && n == 1,
         "a topic one byte shorter or longer than a cached one is another");
+    char reused[32];
+    strcpy (reused, "job.new");
+    bool first_new = first_handler (&rt, reused, &n) == b && n == 1;
+    strcpy (reused, "job.state.sched");
+    bool then_sched = first_handler (&rt, reused, &n) == a && n == 2;
+    strcpy (reused, "job.new");
+    ok (first_new && then_sched && first_handler (&rt, reused, &n) == b
+            && n == 1,
+        "one buffer holding one topic then another: each its own answer");
     ok (stack_handles (&rt, "job.state.depend")
             && !stack_handles (&rt, "job.inactive-add"),
         "stack_handles says who listens");
