@@ -136,7 +136,7 @@ static void release_one (job_record_t *job, void *arg)
 
     if (!IS_JOB_PENDING (job))
         return;
-    (void)mark_find (job->spank_job_env, job->spank_job_env_size, ctx->boot,
+    (void)mark_find (job->spank_job_env, job->spank_job_env_size, &ctx->boot,
                      &m);
     uint32_t op_priority = m.op_priority;
     xfree (job->state_desc);

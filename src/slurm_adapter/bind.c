@@ -55,7 +55,7 @@ static void log_record_jobspec (const job_record_t *job, json_t *spec)
 static bool
 job_mark (struct adapter_ctx *ctx, const job_record_t *job, struct mark *m)
 {
-    return mark_find (job->spank_job_env, job->spank_job_env_size, ctx->boot,
+    return mark_find (job->spank_job_env, job->spank_job_env_size, &ctx->boot,
                       m);
 }
 

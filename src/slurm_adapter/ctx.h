@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mark.h"
+
 struct agent;
 struct array_dirty;
 struct conf;
@@ -23,7 +25,7 @@ struct queue;
 struct adapter_ctx {
     pthread_mutex_t lock; /* lifecycle.c: refcount (leaf lock) */
     int refcount;         /* lifecycle.c: plugins sharing this copy */
-    uint64_t boot;        /* lifecycle.c sets it at init: this process's marks */
+    struct mark_boot boot; /* lifecycle.c sets it at init: this process's marks */
     struct conf *conf;    /* conf.c */
     struct queue *queue;  /* queue.c */
     struct agent *agent;  /* agent.c */

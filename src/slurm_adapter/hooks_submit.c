@@ -51,7 +51,7 @@ static void mark_submission (struct adapter_ctx *ctx,
 {
     char *mark = xmalloc (MARK_SIZE);
 
-    mark_format (mark, ctx->boot, m);
+    mark_format (mark, &ctx->boot, m);
     desc->spank_job_env = xrealloc (
         desc->spank_job_env, sizeof (char *) * (desc->spank_job_env_size + 2));
     desc->spank_job_env[desc->spank_job_env_size++] = mark;

@@ -136,7 +136,7 @@ int jobtap_slurm_init (const char *plugin_type)
     }
     pthread_mutex_unlock (&ctx->lock);
 
-    ctx->boot = new_boot ();
+    mark_boot_init (&ctx->boot, new_boot ());
     if (jobtap_host_init (&ops, ctx) < 0) {
         error ("jobtap: cannot start the jobtap runtime: %m");
         goto fail;

@@ -39,12 +39,22 @@ static const char *get_decimal (const char *s, char sep, uint64_t *v)
     return p + 1;
 }
 
-void mark_format (char *buf, uint64_t boot, const struct mark *m)
+void mark_boot_init (struct mark_boot *boot, uint64_t value)
+{
+    boot->value = value;
+    boot->len = (size_t)(put_decimal (boot->text, value) - boot->text);
+    boot->text[boot->len] = '\0';
+}
+
+void mark_format (char *buf,
+                  const struct mark_boot *boot,
+                  const struct mark *m)
 {
     char *p = buf + PREFIX_LEN;
 
     memcpy (buf, MARK_PREFIX, PREFIX_LEN);
-    p = put_decimal (p, boot);
+    memcpy (p, boot->text, boot->len);
+    p += boot->len;
     *p++ = ':';
     p = put_decimal (p, m->token);
     *p++ = ':';
@@ -56,7 +66,10 @@ void mark_format (char *buf, uint64_t boot, const struct mark *m)
     *p = '\0';
 }
 
-bool mark_find (char *const *env, uint32_t n, uint64_t boot, struct mark *m)
+bool mark_find (char *const *env,
+                uint32_t n,
+                const struct mark_boot *boot,
+                struct mark *m)
 {
     for (uint32_t i = 0; env && i < n; i++) {
         const char *e = env[i];
@@ -64,9 +77,15 @@ bool mark_find (char *const *env, uint32_t n, uint64_t boot, struct mark *m)
         if (!e || strncmp (e, MARK_PREFIX, PREFIX_LEN))
             continue;
         e += PREFIX_LEN;
-        if (!(e = get_decimal (e, ':', &f[0])) ||
-            !(e = get_decimal (e, ':', &f[1])) ||
-            !(e = get_decimal (e, ':', &f[2])))
+        if (!strncmp (e, boot->text, boot->len) && e[boot->len] == ':') {
+            /* this process's own mark: its boot as written */
+            f[0] = boot->value;
+            e += boot->len + 1;
+        }
+        else if (!(e = get_decimal (e, ':', &f[0])))
+            continue;
+        if (!(e = get_decimal (e, ':', &f[1]))
+            || !(e = get_decimal (e, ':', &f[2])))
             continue;
         /* four fields (an older mark) or five */
         const char *last = get_decimal (e, ':', &f[3]);
@@ -75,7 +94,7 @@ bool mark_find (char *const *env, uint32_t n, uint64_t boot, struct mark *m)
             continue;
         if (f[2] > INT_MAX || f[3] > UINT32_MAX || f[4] > UINT32_MAX)
             continue;
-        m->token = f[0] == boot ? f[1] : 0;
+        m->token = f[0] == boot->value ? f[1] : 0;
         m->urgency = (int)f[2];
         m->op_priority = (uint32_t)f[3];
         m->flags = (unsigned)f[4];

@@ -46,13 +46,26 @@ struct mark {
     unsigned flags;       /* enum mark_flags */
 };
 
+/* This process's <boot> and its text, made once (every mark has it). */
+struct mark_boot {
+    uint64_t value;
+    size_t len;
+    char text[21];
+};
+void mark_boot_init (struct mark_boot *boot, uint64_t value);
+
 /* Write the mark into buf (MARK_SIZE bytes). */
-void mark_format (char *buf, uint64_t boot, const struct mark *m);
+void mark_format (char *buf,
+                  const struct mark_boot *boot,
+                  const struct mark *m);
 
 /* Find the first well-formed mark among env[0..n) (env may be NULL).
  * m->token is 0 when the mark comes from another boot (there is no
  * provisional job to bind then). Returns false, leaving *m alone, when
  * there is none. */
-bool mark_find (char *const *env, uint32_t n, uint64_t boot, struct mark *m);
+bool mark_find (char *const *env,
+                uint32_t n,
+                const struct mark_boot *boot,
+                struct mark *m);
 
 #endif

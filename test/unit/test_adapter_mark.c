@@ -8,16 +8,26 @@
 #include "mark.h"
 #include "tap.h"
 
+/* A boot as the adapter makes it (a few alive at once). */
+static const struct mark_boot *boot (uint64_t value)
+{
+    static struct mark_boot b[4];
+    static int i;
+    i = (i + 1) % 4;
+    mark_boot_init (&b[i], value);
+    return &b[i];
+}
+
 static void test_format (void)
 {
     char buf[MARK_SIZE];
 
-    mark_format (buf, 12, &(struct mark){34, 16, 0, 0});
+    mark_format (buf, boot (12), &(struct mark){34, 16, 0, 0});
     is (buf, "SLURM_JOBTAP_SUBMIT=12:34:16:0:0", "the mark's format");
-    mark_format (buf, 0, &(struct mark){0, -3, 7, MARK_BATCH});
+    mark_format (buf, boot (0), &(struct mark){0, -3, 7, MARK_BATCH});
     is (buf, "SLURM_JOBTAP_SUBMIT=0:0:0:7:2",
         "negative urgency is written as 0; the flags last");
-    mark_format (buf, UINT64_MAX,
+    mark_format (buf, boot (UINT64_MAX),
                  &(struct mark){UINT64_MAX, INT_MAX, UINT32_MAX, UINT32_MAX});
     is (buf,
         "SLURM_JOBTAP_SUBMIT=18446744073709551615:18446744073709551615:"
@@ -32,24 +42,30 @@ static void test_round_trip (void)
     char *env[] = {"A=1", buf, NULL};
     struct mark m = {99, 99, 99, 99};
 
-    mark_format (buf, UINT64_MAX,
+    mark_format (buf, boot (UINT64_MAX),
                  &(struct mark){UINT64_MAX - 1, INT_MAX, UINT32_MAX,
                                 MARK_CREATED_HELD | MARK_BATCH});
-    ok (mark_find (env, 2, UINT64_MAX, &m),
+    ok (mark_find (env, 2, boot (UINT64_MAX), &m),
         "the mark is found among other variables");
     ok (m.token == UINT64_MAX - 1 && m.urgency == INT_MAX
             && m.op_priority == UINT32_MAX
             && m.flags == (MARK_CREATED_HELD | MARK_BATCH),
         "the largest values read back");
 
-    mark_format (buf, 5, &(struct mark){6, 0, 0, 0});
-    ok (mark_find (env, 2, 5, &m) && m.token == 6 && m.urgency == 0
+    mark_format (buf, boot (5), &(struct mark){6, 0, 0, 0});
+    ok (mark_find (env, 2, boot (5), &m) && m.token == 6 && m.urgency == 0
             && m.op_priority == 0 && m.flags == 0,
         "a mark of this boot gives its token");
-    mark_format (buf, 4, &(struct mark){6, 31, 1000, MARK_BATCH});
-    ok (mark_find (env, 2, 5, &m) && m.token == 0 && m.urgency == 31
+    mark_format (buf, boot (4), &(struct mark){6, 31, 1000, MARK_BATCH});
+    ok (mark_find (env, 2, boot (5), &m) && m.token == 0 && m.urgency == 31
             && m.op_priority == 1000 && m.flags == MARK_BATCH,
         "a mark of another boot gives token 0 and its other fields");
+    mark_format (buf, boot (55), &(struct mark){6, 1, 0, 0});
+    ok (mark_find (env, 2, boot (5), &m) && m.token == 0 && m.urgency == 1,
+        "a boot that begins with this boot's digits is another boot");
+    char *zero[] = {"SLURM_JOBTAP_SUBMIT=05:7:2:0:0"};
+    ok (mark_find (zero, 1, boot (5), &m) && m.token == 7 && m.urgency == 2,
+        "this boot written with a leading zero is still this boot");
 }
 
 /* Jobs saved by a version that wrote four fields were all created held. */
@@ -58,7 +74,7 @@ static void test_four_fields (void)
     char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:3:4"};
     struct mark m = {0, 0, 0, 0};
 
-    ok (mark_find (env, 1, 1, &m) && m.token == 2 && m.urgency == 3
+    ok (mark_find (env, 1, boot (1), &m) && m.token == 2 && m.urgency == 3
             && m.op_priority == 4 && m.flags == MARK_CREATED_HELD,
         "a four-field mark reads as created held");
 }
@@ -68,8 +84,8 @@ static void test_not_found (void)
     char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:3:4:0"};
     struct mark m = {99, 98, 97, 96};
 
-    ok (!mark_find (NULL, 3, 1, &m), "no environment: no mark");
-    ok (!mark_find (env, 0, 1, &m), "only the first n entries are read");
+    ok (!mark_find (NULL, 3, boot (1), &m), "no environment: no mark");
+    ok (!mark_find (env, 0, boot (1), &m), "only the first n entries are read");
     ok (m.token == 99 && m.urgency == 98 && m.op_priority == 97
             && m.flags == 96,
         "the outputs are left alone when there is no mark");
@@ -99,7 +115,7 @@ static void test_malformed (void)
         char *env[] = {NULL, (char *)bad[i],
                        "SLURM_JOBTAP_SUBMIT=1:8:9:10:2"};
         struct mark m = {0, 0, 0, 0};
-        bool found = mark_find (env, 3, 1, &m);
+        bool found = mark_find (env, 3, boot (1), &m);
         ok (found && m.token == 8 && m.urgency == 9 && m.op_priority == 10
                 && m.flags == MARK_BATCH,
             "skipped: \"%s\"", bad[i]);
