@@ -230,6 +230,8 @@ void store_record_event (struct job *job, struct event *ev)
             && !(job->store_pending = calloc (1, sizeof (struct strbuf))))
             return;
         b = job->store_pending;
+        if (!b->cap) /* room for a submission's few entries at once */
+            (void)strbuf_room (b, 480);
         if (b->len)
             strbuf_put (b, ",", 1);
         put_entry (b, job->rt, ev);

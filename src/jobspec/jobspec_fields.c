@@ -54,6 +54,10 @@ static const size_t string_members[] = {
     offsetof (struct jobspec_fields, array),
 };
 #define NSTRINGS (sizeof (string_members) / sizeof (string_members[0]))
+/* string_members' index of dependency: without it, a job has no
+ * attributes.system.dependencies, told without loading the block (every
+ * submission asks). */
+#define DEPENDENCY_STRING 5
 /* How many of the first string members jobspec_system_member reads for
  * attributes.system.<key>: they come first (partition to dependency), so
  * finding a member loads no more than it reads (test_jobspec_fields
@@ -258,12 +262,16 @@ enum jobspec_member jobspec_fields_find (const void *block,
     if (depth == 2)
         return !strcmp (path[1], "system") ? JOBSPEC_MEMBER_OBJECT
                                            : JOBSPEC_MEMBER_ABSENT;
-    if (strcmp (path[1], "system") || depth > 4
-        || !block_valid (block, len)
-        || load (block, &f,
-                 depth == 3 ? system_member_strings (path[2])
-                            : system_member_strings ("job"),
-                 NULL) < 0)
+    if (strcmp (path[1], "system") || depth > 4 || !block_valid (block, len))
+        return JOBSPEC_MEMBER_UNKNOWN;
+    if (depth == 3 && !strcmp (path[2], "dependencies")
+        && !(((const struct block *)block)->present
+             & (1u << DEPENDENCY_STRING)))
+        return JOBSPEC_MEMBER_ABSENT;
+    if (load (block, &f,
+              depth == 3 ? system_member_strings (path[2])
+                         : system_member_strings ("job"),
+              NULL) < 0)
         return JOBSPEC_MEMBER_UNKNOWN;
     if (depth == 3)
         return jobspec_system_member (&f, path[2], value);

@@ -231,6 +231,9 @@ static void test_find (void)
     f.dependency = "";
     f.work_dir = "bad \xff utf-8";
     find_matches_build (&f, "empty and bad strings", &answered);
+    memset (&f, 0, sizeof (f));
+    f.dependency = "afterany:7";
+    find_matches_build (&f, "a dependency alone", &answered);
     ok (answered >= 40, "most paths are answered without a build (%d)",
         answered);
 
