@@ -17,6 +17,13 @@ struct fmt_walk {
     const char *p;
     va_list ap;
     struct quick_virtual *virt; /* unpack: what the root lacks, told */
+    /* The current virtual path's members known to be objects (those at
+     * path[0..i) for i <= objects_told), whether each key of the path
+     * is optional, and the shortest one told absent when a member below
+     * it was asked for (0: none): its rest is skipped. */
+    int objects_told;
+    bool optional[33];
+    int absent_from;
 };
 
 static void walk_blanks (struct fmt_walk *w)
@@ -174,6 +181,8 @@ static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
         v = o ? json_object_get (o, key) : NULL;
         if (!v && o && depth == 0 && q->virt) {
             const char *path[33] = {key};
+            q->objects_told = 0;
+            q->absent_from = 0;
             if (!quick_virtual_value (q, path, 1, opt, depth + 1))
                 return false;
             continue;
@@ -185,12 +194,54 @@ static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
     }
 }
 
+/* Whether the members at path[0..i) for i up to n not yet known to be
+ * objects are objects, asking the finder.  One absent whose key is
+ * optional is an answer too: q->absent_from says which, and the walk
+ * skips the rest of it. */
+static bool virtual_objects (struct fmt_walk *q, const char **path, int n)
+{
+    struct quick_virtual *vt = q->virt;
+
+    for (int i = q->objects_told + 1; i <= n; i++) {
+        json_t *v = NULL;
+        int kind = vt->find (vt->arg, path, i, &v);
+        json_decref (v);
+        if (kind == JOBTAP_SPEC_ABSENT && q->optional[i - 1]) {
+            q->absent_from = i;
+            return true;
+        }
+        if (kind != JOBTAP_SPEC_OBJECT)
+            return false;
+        q->objects_told = i;
+    }
+    return true;
+}
+
+/* The rest of an object of the format, after a member, for a member that
+ * is absent: arguments consumed, nothing written. */
+static bool virtual_skip_rest (struct fmt_walk *q, int depth)
+{
+    for (;;) {
+        const char *key;
+        int k = quick_key (q, &key);
+        if (k <= 0)
+            return k == 0;
+        if (quick_token (q) == '?')
+            q->p++;
+        if (!quick_value (q, NULL, depth + 1))
+            return false;
+    }
+}
+
 /* The value at 'path' (n keys from the root) of what the root lacks, as
  * the finder tells it: objects are walked, scalars unpacked from the
  * value it gives (held for the reader, also as 'o'), absent members
- * skipped where optional.  Whatever the finder cannot tell, or the format
- * wants of an object as a whole ('o'), or an error, is false: the caller
- * then makes the value and unpacks that. */
+ * skipped where optional.  The objects the format walks into are not
+ * asked for on the way down: a scalar is told only inside objects (the
+ * finder's contract), so they are asked for only when no scalar below
+ * tells them.  Whatever the finder cannot tell, or the format wants of
+ * an object as a whole ('o'), or an error, is false: the caller then
+ * makes the value and unpacks that. */
 static bool quick_virtual_value (struct fmt_walk *q,
                                  const char **path,
                                  int n,
@@ -200,35 +251,59 @@ static bool quick_virtual_value (struct fmt_walk *q,
     struct quick_virtual *vt = q->virt;
     char c = quick_token (q);
     json_t *v = NULL;
-    int kind = vt->find (vt->arg, path, n, &v);
+    int kind;
 
-    if (kind == JOBTAP_SPEC_ABSENT)
-        return opt && quick_value (q, NULL, depth);
+    q->optional[n - 1] = opt;
+    if (c == '{') {
+        if (depth > 32)
+            return false;
+        q->p++;
+        for (;;) {
+            const char *key;
+            bool key_opt = false;
+            int k = quick_key (q, &key);
+            if (k < 0)
+                return false;
+            if (k == 0) { /* this object, if nothing below told it */
+                if (!virtual_objects (q, path, n))
+                    return false;
+                if (q->absent_from == n)
+                    q->absent_from = 0;
+                return true;
+            }
+            if (quick_token (q) == '?') {
+                key_opt = true;
+                q->p++;
+            }
+            path[n] = key;
+            if (q->objects_told > n) /* a sibling's members told before */
+                q->objects_told = n;
+            if (!quick_virtual_value (q, path, n + 1, key_opt, depth + 1))
+                return false;
+            if (q->absent_from && q->absent_from <= n) {
+                bool skipped = virtual_skip_rest (q, depth);
+                if (q->absent_from == n)
+                    q->absent_from = 0;
+                return skipped;
+            }
+        }
+    }
+    kind = vt->find (vt->arg, path, n, &v);
     if (kind == JOBTAP_SPEC_VALUE) {
-        if (c == '{' || vt->held_count == QUICK_VIRTUAL_HELD) {
+        if (vt->held_count == QUICK_VIRTUAL_HELD) {
             json_decref (v);
             return false;
         }
         vt->held[vt->held_count++] = v;
+        q->objects_told = n - 1;
         return quick_value (q, v, depth);
     }
-    if (kind != JOBTAP_SPEC_OBJECT || c != '{' || depth > 32)
+    json_decref (v);
+    if (!virtual_objects (q, path, n - 1))
         return false;
-    q->p++;
-    for (;;) {
-        const char *key;
-        bool key_opt = false;
-        int k = quick_key (q, &key);
-        if (k <= 0)
-            return k == 0;
-        if (quick_token (q) == '?') {
-            key_opt = true;
-            q->p++;
-        }
-        path[n] = key;
-        if (!quick_virtual_value (q, path, n + 1, key_opt, depth + 1))
-            return false;
-    }
+    if (q->absent_from || kind == JOBTAP_SPEC_ABSENT)
+        return (q->absent_from || opt) && quick_value (q, NULL, depth);
+    return false;
 }
 
 bool quickpack_unpack_virtual (json_t *root,

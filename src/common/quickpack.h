@@ -33,7 +33,9 @@ bool quickpack_unpack (json_t *root, const char *fmt, va_list ap);
  * find (arg, path, depth, &value) answers for the members at paths from
  * the root as ops.jobspec_find does (JOBTAP_SPEC_*, host.h); the scalars
  * it gives are kept in held[] for the unpack's reader, who must decref
- * them when done with what it unpacked. */
+ * them when done with what it unpacked.  A finder that tells a value at
+ * a path tells every member above it an object (the walk asks for those
+ * only when it must). */
 #define QUICK_VIRTUAL_HELD 8
 struct quick_virtual {
     int (*find) (void *arg, const char *const *path, int depth,

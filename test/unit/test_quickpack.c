@@ -355,12 +355,14 @@ static struct quick_virtual virt;
 
 /* A finder of lazy_key's value, virtual_value, as the runtime's args
  * have one: arrays are left to the tree; other keys are absent. */
+static int finds; /* calls of find_in_value */
 static int find_in_value (void *arg,
                           const char *const *path,
                           int depth,
                           json_t **value)
 {
     (void)arg;
+    finds++;
     if (strcmp (path[0], lazy_key))
         return JOBTAP_SPEC_ABSENT;
     return find_in_json (virtual_value, path + 1, depth - 1, value);
@@ -979,6 +981,64 @@ static void test_virtual (void)
     ok (!virtual_unpack (args, "{s:{s:{s:{s:{s:s}}}}}", "jobspec",
                          "attributes", "system", "queue", "x", &queue),
         "virtual: an object wanted where a scalar is: left to the tree");
+
+    /* The objects on the way down are asked for only when no scalar
+     * below tells them. */
+    finds = 0;
+    duration = 0.;
+    queue = NULL;
+    bool read = virtual_unpack (args, "{s:{s:{s:{s?F s?s}}}}", "jobspec",
+                                "attributes", "system", "duration",
+                                &duration, "queue", &queue);
+    ok (read && duration == 60. && !strcmp (queue, "q") && finds == 2,
+        "virtual: a policy's two scalars, two questions (%d)", finds);
+    finds = 0;
+    name = "unset";
+    json_int_t x = -1;
+    duration = 0.;
+    read = virtual_unpack (args, "{s:{s?{s?s s?I} s:{s:{s:F}}}}", "jobspec",
+                           "nothing", "name", &name, "x", &x, "attributes",
+                           "system", "duration", &duration);
+    ok (read && !strcmp (name, "unset") && x == -1 && duration == 60.,
+        "virtual: an optional object absent, its members skipped, the next "
+        "member read (%d questions)", finds);
+    name = "unset";
+    ok (virtual_unpack (args, "{s:{s:{s:{s?{s?s s?I} s:s}}}}", "jobspec",
+                        "attributes", "system", "nojob", "name", &name, "x",
+                        &x, "queue", &queue)
+            && !strcmp (name, "unset") && x == -1 && !strcmp (queue, "q"),
+        "virtual: the same three levels down, between members read");
+    ok (virtual_unpack (args, "{s:{s?{}}}", "jobspec", "nothing")
+            && !virtual_unpack (args, "{s:{s:{}}}", "jobspec", "nothing"),
+        "virtual: an empty object format: absent is fine only if optional");
+    ok (virtual_unpack (args, "{s:{s:{}}}", "jobspec", "attributes")
+            && !virtual_unpack (args, "{s:{s:{}}}", "jobspec", "version"),
+        "virtual: an empty object format on an object, and on a scalar");
+    name = "unset";
+    ok (!virtual_unpack (args, "{s:{s:{s?s}}}", "jobspec", "nothing", "name",
+                         &name)
+            && !strcmp (name, "unset"),
+        "virtual: a required object absent: left to the tree, nothing "
+        "written");
+    ok (!virtual_unpack (args, "{s:{s:{s?s}}}", "jobspec", "version", "name",
+                         &name),
+        "virtual: a member under a scalar: left to the tree");
+    ok (!virtual_unpack (args, "{s:{s:{s:{s:F}} s:{s?s}}}", "jobspec",
+                         "attributes", "system", "duration", &duration,
+                         "version", "name", &name),
+        "virtual: ...also after a sibling's members were told");
+    json_t *real = json_pack ("{s:O}", "jobspec", virtual_value);
+    const char *n1 = "unset", *n2 = "unset";
+    json_int_t x2 = -1;
+    bool told = virtual_unpack (args, "{s?{s?{s?{s?{s?s} s?I}}}}", "jobspec",
+                                "attributes", "system", "job", "name", &n1,
+                                "absent", &x);
+    ok (told && json_unpack (real, "{s?{s?{s?{s?{s?s} s?I}}}}", "jobspec",
+                             "attributes", "system", "job", "name", &n2,
+                             "absent", &x2) == 0
+            && !strcmp (n1, n2) && x == x2,
+        "virtual: all optional, as jansson reads the value (%s)", n1);
+    json_decref (real);
     json_decref (virtual_value);
     json_decref (args);
 }
