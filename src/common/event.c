@@ -316,10 +316,21 @@ int event_post_submit (struct job *job,
                                  .kind = EV_SUBMIT,
                                  .name = event_name (EV_SUBMIT),
                                  .timestamp = now (),
-                                 .submit_numbers = true,
-                                 .submit_userid = userid,
-                                 .submit_urgency = urgency,
-                                 .submit_flags = flags,
+                                 .numbers_of = NUMBERS_SUBMIT,
+                                 .numbers = {userid, urgency, flags},
+                             });
+}
+
+/* The priority event, its context {priority} made only if read. */
+static int event_post_priority (struct job *job, int64_t priority)
+{
+    return event_post_event (job,
+                             (struct event){
+                                 .kind = EV_PRIORITY,
+                                 .name = event_name (EV_PRIORITY),
+                                 .timestamp = now (),
+                                 .numbers_of = NUMBERS_PRIORITY,
+                                 .numbers = {priority},
                              });
 }
 
@@ -560,7 +571,5 @@ void reprioritize_one (struct job *job, int64_t priority)
         priority = FLUX_JOB_PRIORITY_MAX;
     if (job->state == FLUX_JOB_STATE_SCHED && priority == job->priority)
         return;
-    json_t *ctx = priority_object (priority);
-    event_post_known (job, EV_PRIORITY, ctx);
-    json_decref (ctx);
+    event_post_priority (job, priority);
 }

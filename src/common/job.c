@@ -407,12 +407,20 @@ json_t *submit_context (uint32_t userid, int urgency, const int *flags)
 
 json_t *event_context_of (struct event *ev)
 {
-    if (!ev->context && ev->submit_numbers) {
+    if (!ev->context && ev->numbers_of != NUMBERS_NONE) {
+        const int64_t *n = ev->numbers;
+        int flags = (int)n[2];
         jobtap_host_json_pool_begin ();
-        ev->context = submit_context (ev->submit_userid,
-                                      ev->submit_urgency,
-                                      ev->submit_flags >= 0 ? &ev->submit_flags
-                                                            : NULL);
+        if (ev->numbers_of == NUMBERS_SUBMIT)
+            ev->context = submit_context ((uint32_t)n[0], (int)n[1],
+                                          flags >= 0 ? &flags : NULL);
+        else if (ev->numbers_of == NUMBERS_PRIORITY
+                 && (ev->context = json_object ())
+                 && obj_set (ev->context, "priority", json_integer (n[0]))
+                        < 0) {
+            json_decref (ev->context);
+            ev->context = NULL;
+        }
         jobtap_host_json_pool_end ();
     }
     return ev->context;

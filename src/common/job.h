@@ -51,6 +51,13 @@ struct job_table {
     int hot_next;                /* the slot the next one takes */
 };
 
+/* The shapes of the contexts events carry as numbers. */
+enum event_numbers {
+    NUMBERS_NONE = 0,
+    NUMBERS_SUBMIT,   /* {userid, urgency[, flags]} */
+    NUMBERS_PRIORITY, /* {priority} */
+};
+
 /* An event on its way through event_post.  Its eventlog entry
  * {timestamp, name[, context]} is built only when something reads it
  * (eventlog, subscribers, state callbacks, end_event, the host's event
@@ -63,13 +70,12 @@ struct event {
     double timestamp;
     json_t *entry;       /* held once built (event_entry_of) */
     bool from_host;      /* posted by the scheduler, not by a plugin */
-    /* A submit event's context {userid, urgency[, flags]} as numbers,
-     * made JSON only when read (event_context_of): every job posts one
-     * and nearly nobody reads it. */
-    bool submit_numbers;
-    uint32_t submit_userid;
-    int submit_urgency;
-    int submit_flags; /* -1: the context has no flags */
+    /* A context of numbers not made JSON yet: every job posts a submit
+     * {userid, urgency[, flags]} and a priority {priority}, and nearly
+     * nobody reads them (event_context_of makes them when read). */
+    enum event_numbers numbers_of;
+    int64_t numbers[3]; /* submit: userid, urgency, flags (-1: none);
+                           priority: priority */
 };
 
 struct qentry {
@@ -196,7 +202,7 @@ void event_release (struct event *ev);
 /* The submit event's context {userid, urgency[, flags]}, or NULL if out
  * of memory; flags may be NULL. */
 json_t *submit_context (uint32_t userid, int urgency, const int *flags);
-/* The event's context (borrowed; may be NULL), a submit event's made on
+/* The event's context (borrowed; may be NULL), one of numbers made on
  * first use. */
 json_t *event_context_of (struct event *ev);
 /* The event's eventlog entry, built on first use (borrowed; NULL if out

@@ -181,7 +181,9 @@ int event_job_update (struct job *job, struct event *ev)
         break;
     case EV_PRIORITY: {
         json_t *p = json_object_get (context, "priority");
-        job->priority = json_is_integer (p) ? json_integer_value (p) : 0;
+        job->priority = ev->numbers_of == NUMBERS_PRIORITY ? ev->numbers[0]
+                        : json_is_integer (p)        ? json_integer_value (p)
+                                                     : 0;
         if (prev_state == FLUX_JOB_STATE_PRIORITY)
             new_state = FLUX_JOB_STATE_SCHED;
         break;

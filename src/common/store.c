@@ -129,19 +129,28 @@ static char *put_string_at (char *p, const char *s, size_t len)
     return p;
 }
 
-/* A submit event's context, from its numbers. */
-static void put_submit_context (struct strbuf *b, const struct event *ev)
+static char *put_i64_at (char *p, int64_t v)
 {
-    char *p = strbuf_room (b, 80), *start = p;
+    if (v < 0)
+        *p++ = '-';
+    return put_u64_at (p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* A context of numbers (job.h), as event_context_of would make it. */
+static void put_numbers_context (struct strbuf *b, const struct event *ev)
+{
+    const int64_t *n = ev->numbers;
+    char *p = strbuf_room (b, 96), *start = p;
     if (!p)
         return;
-    p = put_u64_at (PUT_LITERAL (p, "{\"userid\":"), ev->submit_userid);
-    p = put_u64_at (PUT_LITERAL (p, ",\"urgency\":"),
-                    (uint64_t)(ev->submit_urgency < 0 ? 0
-                                                      : ev->submit_urgency));
-    if (ev->submit_flags >= 0)
-        p = put_u64_at (PUT_LITERAL (p, ",\"flags\":"),
-                        (uint64_t)ev->submit_flags);
+    if (ev->numbers_of == NUMBERS_SUBMIT) {
+        p = put_i64_at (PUT_LITERAL (p, "{\"userid\":"), n[0]);
+        p = put_i64_at (PUT_LITERAL (p, ",\"urgency\":"), n[1]);
+        if (n[2] >= 0)
+            p = put_i64_at (PUT_LITERAL (p, ",\"flags\":"), n[2]);
+    }
+    else
+        p = put_i64_at (PUT_LITERAL (p, "{\"priority\":"), n[0]);
     *p++ = '}';
     strbuf_wrote (b, (size_t)(p - start));
 }
@@ -171,13 +180,13 @@ static void put_entry (struct strbuf *b,
     }
     else
         p = put_string_at (p, ev->name, len);
-    if (ev->context || ev->submit_numbers) {
+    if (ev->context || ev->numbers_of != NUMBERS_NONE) {
         memcpy (p, cx, sizeof (cx) - 1);
         p += sizeof (cx) - 1;
     }
     strbuf_wrote (b, (size_t)(p - start));
-    if (!ev->context && ev->submit_numbers)
-        put_submit_context (b, ev);
+    if (!ev->context && ev->numbers_of != NUMBERS_NONE)
+        put_numbers_context (b, ev);
     else if (ev->context
         && compact_append (rt->compact_memo, ev->context, &b->data, &b->len,
                            &b->cap)

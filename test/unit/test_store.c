@@ -805,6 +805,9 @@ static void test_submit_context_unread (void)
     is (ctx, "{\"flags\":0,\"urgency\":16,\"userid\":1000}",
         "...with the submission's userid, urgency and flags");
     free (ctx);
+    ok (text && strstr (text, "\"name\":\"priority\",\"context\":"
+                              "{\"priority\":16}}"),
+        "...and its priority entry the priority");
     /* each timestamp as Flux writes them: seconds, a point, six digits */
     int stamps = 0, unlike = 0;
     for (const char *t = text; t && (t = strstr (t, "\"timestamp\":"));
