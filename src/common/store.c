@@ -25,6 +25,9 @@
 #define JOURNAL_MERGE_BYTES (8u << 20)
 /* What a store that cannot write keeps for the next try. */
 #define UNWRITTEN_MAX (64u << 20)
+/* Buffers up to this size are kept for the next records once written
+ * (a hook flushes every submission's few hundred bytes). */
+#define SPARE_MAX (64u << 10)
 
 /* The seconds of the last timestamp written, as text: a job's events
  * come within the same second as a rule, so most timestamps write only
@@ -47,6 +50,7 @@ struct store {
     bool unsynced;        /* written since the last fdatasync */
     struct strbuf buf;    /* recorded, not written (runtime lock) */
     struct seconds_text seconds; /* of the last timestamp recorded */
+    struct strbuf *spare_pending; /* for the next provisional job */
     json_t *kept;         /* "<id>" -> entries, until restore takes them */
 };
 
@@ -235,8 +239,10 @@ void store_record_event (struct job *job, struct event *ev)
 
     if (!job_is_bound (job)) {
         /* kept with the job until it has its id */
-        if (!job->store_pending
-            && !(job->store_pending = calloc (1, sizeof (struct strbuf))))
+        if (!job->store_pending && (job->store_pending = s->spare_pending))
+            s->spare_pending = NULL;
+        else if (!job->store_pending
+                 && !(job->store_pending = calloc (1, sizeof (struct strbuf))))
             return;
         b = job->store_pending;
         if (!b->cap) /* room for a submission's few entries at once */
@@ -260,7 +266,13 @@ void store_record_event (struct job *job, struct event *ev)
         }
         else if (ev->kind != EV_SUBMIT)
             put_submit (b, job); /* submitted before the store opened */
-        strbuf_destroy (job->store_pending);
+        if (!s->spare_pending && job->store_pending
+            && job->store_pending->cap <= SPARE_MAX) {
+            job->store_pending->len = 0;
+            s->spare_pending = job->store_pending;
+        }
+        else
+            strbuf_destroy (job->store_pending);
         job->store_pending = NULL;
         job->store_started = true;
     }
@@ -419,6 +431,7 @@ void store_close (struct runtime *rt)
         close (s->fd);
     json_decref (s->kept);
     strbuf_free (&s->buf);
+    strbuf_destroy (s->spare_pending);
     pthread_mutex_destroy (&s->io);
     free (s->dir);
     free (s);
@@ -477,6 +490,18 @@ ssize_t store_flush (struct runtime *rt, bool sync)
             s->journal_bytes += b.len;
             rc = (ssize_t)b.len;
         }
+    }
+    if (rc >= 0 && b.data && b.cap <= SPARE_MAX) {
+        /* the written buffer back for the next records, unless they
+         * have made another meanwhile */
+        runtime_lock ();
+        if (!s->buf.data) {
+            b.len = 0;
+            b.data[0] = '\0';
+            s->buf = b;
+            b = (struct strbuf){0};
+        }
+        runtime_unlock ();
     }
     /* The sync waits for the disk: outside the io lock, so a writer
      * under Slurm's job write lock (a hook) never waits for it.  Only

@@ -823,6 +823,19 @@ static void test_submit_context_unread (void)
     json_decref (o);
     free (l);
     free (text);
+
+    /* the written buffers serve the next records: nothing twice */
+    submit_bind (701, spec (NULL, NULL));
+    ok (jobtap_host_store_flush (false) > 0, "job 701's history is written");
+    isint (jobtap_host_store_flush (false), 0, "...and a flush after writes nothing");
+    text = slurp (path ("lean", "journal.1"));
+    const char *l700 = text ? strstr (text, "{\"id\":700,\"reset\"") : NULL;
+    const char *l701 = text ? strstr (text, "{\"id\":701,\"reset\"") : NULL;
+    ok (l700 && l701 && !strstr (l700 + 1, "{\"id\":700,\"reset\"")
+            && !strstr (l701 + 1, "{\"id\":701,\"reset\"")
+            && !strstr (l701, "\"id\":700"),
+        "the journal has each job's history once, in order");
+    free (text);
     core_host_teardown ();
 }
 
