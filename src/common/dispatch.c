@@ -233,9 +233,25 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
                                         json_t *extra,
                                         json_t *out)
 {
+    struct dispatch *d = job->rt->dispatch;
     json_t *in;
     flux_plugin_arg_t *args;
 
+    if ((args = d->spare_args)) {
+        /* a callback's args used again: its objects, emptied */
+        d->spare_args = NULL;
+        jobtap_host_json_pool_begin ();
+        if ((extra && json_object_update (plugin_arg_in (args), extra) < 0)) {
+            jobtap_host_json_pool_end ();
+            flux_plugin_arg_destroy (args);
+            json_decref (out);
+            return NULL;
+        }
+        jobtap_host_json_pool_end ();
+        if (out)
+            plugin_arg_set_out (args, out);
+        return args_with_jobspec (args, job);
+    }
     jobtap_host_json_pool_begin ();
     in = json_object ();
     if (!in || (extra && json_object_update (in, extra) < 0)) {
@@ -263,6 +279,16 @@ void args_jobspec_drop (flux_plugin_arg_t *args, struct job *job)
 flux_plugin_arg_t *job_args_create (struct job *job)
 {
     return job_args_create_out (job, NULL, NULL);
+}
+
+void job_args_done (struct runtime *rt, flux_plugin_arg_t *args)
+{
+    struct dispatch *d = rt->dispatch;
+
+    if (args && !d->spare_args && plugin_arg_empty (args))
+        d->spare_args = args;
+    else
+        flux_plugin_arg_destroy (args);
 }
 
 /* {key1: v1 (borrowed), key2: n}, from the pool: the extra IN fields of
@@ -420,6 +446,7 @@ void dispatch_clear (struct runtime *rt)
     struct dispatch *d = rt->dispatch;
 
     free (d->stack);
+    flux_plugin_arg_destroy (d->spare_args);
     memset (d, 0, sizeof (*d));
 }
 

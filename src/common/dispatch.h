@@ -43,6 +43,7 @@ struct dispatch {
     int stack_len, stack_cap;
     struct topic_answer topic_cache[TOPIC_CACHE];
     struct topic_pointer by_pointer[TOPIC_POINTERS];
+    flux_plugin_arg_t *spare_args; /* emptied, for the next callback */
 };
 
 /* Let go of the stack's memory (the runtime's end): empty again.  A
@@ -69,6 +70,9 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
                                         json_t *extra,
                                         json_t *out);
 flux_plugin_arg_t *job_args_create (struct job *job);
+/* Done with args made above (NULL passes): kept emptied for the next
+ * callback's when nothing else holds their objects, else destroyed. */
+void job_args_done (struct runtime *rt, flux_plugin_arg_t *args);
 /* args (taken; NULL passes through) with a "jobspec" IN field built
  * from the job's only when read (holding a reference to the job), or
  * NULL (out of memory: args destroyed). */

@@ -194,7 +194,7 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
                              jt->list_name,
                              topic);
             stack_pop (rt);
-            flux_plugin_arg_destroy (args);
+            job_args_done (job->rt, args);
         }
         jt_release_all (rt);
     }
@@ -367,7 +367,7 @@ void stack_notify (struct job *job, const char *topic)
     flux_plugin_arg_t *args;
     if (stack_handles (rt, topic) && (args = job_args_create (job))) {
         stack_call (job, topic, args);
-        flux_plugin_arg_destroy (args);
+        job_args_done (job->rt, args);
     }
 }
 
@@ -490,7 +490,7 @@ int jobtap_call_handled (struct job *job, const char *topic,
         return -1;
     rc = stack_call_skip (job, topic, args, builtin);
     if (rc == 0) {
-        flux_plugin_arg_destroy (args);
+        job_args_done (job->rt, args);
         return 0;
     }
     if (rc < 0)
@@ -513,7 +513,7 @@ int jobtap_call_handled (struct job *job, const char *topic,
                       ? " (job may be stuck in PRIORITY state)"
                       : "");
         raise_exception_internal (job, topic, 4, note);
-        flux_plugin_arg_destroy (args);
+        job_args_done (job->rt, args);
         return -1;
     }
     if (priority_applies (job, topic, priority))
@@ -547,7 +547,7 @@ int jobtap_call_handled (struct job *job, const char *topic,
         else
             job->R = json_incref (R);
     }
-    flux_plugin_arg_destroy (args);
+    job_args_done (job->rt, args);
     return rc;
 }
 

@@ -35,6 +35,7 @@ struct flux_plugin_arg {
 };
 
 static void arg_fill (flux_plugin_arg_t *args);
+static void arg_lazy_clear (flux_plugin_arg_t *args);
 
 flux_plugin_arg_t *flux_plugin_arg_create (void)
 {
@@ -52,6 +53,34 @@ flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out)
     args->in = in;
     args->out = out;
     return args;
+}
+
+bool plugin_arg_empty (flux_plugin_arg_t *args)
+{
+    if (!json_is_object (args->in) || !json_is_object (args->out)
+        || args->in->refcount != 1 || args->out->refcount != 1)
+        return false;
+    arg_lazy_clear (args);
+    json_object_clear (args->in);
+    json_object_clear (args->out);
+    for (int i = 0; i < args->found_count; i++)
+        json_decref (args->found[i]);
+    args->found_count = 0;
+    args->filled = false;
+    args->key_got = false;
+    args->error[0] = '\0';
+    return true;
+}
+
+json_t *plugin_arg_in (flux_plugin_arg_t *args)
+{
+    return args->in;
+}
+
+void plugin_arg_set_out (flux_plugin_arg_t *args, json_t *out)
+{
+    json_decref (args->out);
+    args->out = out;
 }
 
 void plugin_arg_objects (flux_plugin_arg_t *args, json_t **in, json_t **out)

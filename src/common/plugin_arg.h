@@ -11,6 +11,15 @@
 /* Args holding 'in' and 'out' (references stolen; either may be NULL):
  * the runtime's hot paths build objects directly, without formats. */
 flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out);
+/* Empty the args for use again, as new args of empty IN and OUT objects:
+ * false (the args as they were) when something else holds IN or OUT, or
+ * either is not an object; the caller then destroys them. */
+bool plugin_arg_empty (flux_plugin_arg_t *args);
+/* The IN and OUT objects of args made by plugin_arg_create_with or
+ * emptied (borrowed), for the runtime to fill. */
+json_t *plugin_arg_in (flux_plugin_arg_t *args);
+/* Replace OUT with 'out' (stolen). */
+void plugin_arg_set_out (flux_plugin_arg_t *args, json_t *out);
 /* New references to the args' IN and OUT objects (NULL where unset), IN
  * with the members of a lazy fill (not its key). */
 void plugin_arg_objects (flux_plugin_arg_t *args, json_t **in, json_t **out);

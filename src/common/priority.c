@@ -67,7 +67,7 @@ void get_priority (struct job *job)
         && priority != job->priority)
         reprioritize_one (job, priority);
 out:
-    flux_plugin_arg_destroy (args);
+    job_args_done (job->rt, args);
 }
 
 /* One line per plugin that failed in the pass just ended. */

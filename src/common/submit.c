@@ -80,7 +80,7 @@ int submit_call (struct job *job,
         errprintf (err, "%s", msg ? msg : dflt);
         errno = EINVAL;
     }
-    flux_plugin_arg_destroy (args);
+    job_args_done (job->rt, args);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core_util.h"
 #include "dispatch.h"
+#include "plugin_arg.h"
 #include "host.h"
 #include "job.h"
 #include "jtplugin.h"
@@ -277,7 +278,7 @@ static void test_args (void)
     json_int_t id = 0, priority = 0;
     int userid = 0, urgency = 0, state = 0, prev = 0, x = 0;
     double t_submit = 0;
-    json_t *js = NULL, *R = NULL;
+    json_t *js = NULL, *R = NULL, *o_unused = NULL;
     const char *entry = NULL;
 
     job->id = 4242;
@@ -346,6 +347,45 @@ static void test_args (void)
     flux_plugin_arg_pack (args, FLUX_PLUGIN_ARG_OUT, "{s:s}", "errmsg",
                           "denied");
     is (out_errmsg (args), "denied", "out_errmsg reads OUT errmsg");
+
+    /* args done with are emptied and serve the next callback */
+    flux_plugin_arg_t *first = args;
+    job_args_done (&rt, args);
+    isint (job->refcount, 1, "job_args_done lets go of the job");
+    args = job_args_create_out (job, extra, NULL);
+    const char *errmsg = NULL;
+    ok (args == first
+            && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{}") == 0
+            && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_OUT, "{s?s}",
+                                       "errmsg", &errmsg) == 0
+            && errmsg == NULL,
+        "the next args are the same, OUT empty again");
+    entry = NULL;
+    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:s s:I}",
+                                "entry", &entry, "id", &id) == 0
+            && !strcmp (entry, "e") && id == 4242,
+        "...IN has the new extra keys and the job's fields");
+    job_args_done (&rt, args);
+    args = job_args_create (job);
+    char *in_text = NULL;
+    ok (args == first
+            && flux_plugin_arg_get (args, FLUX_PLUGIN_ARG_IN, &in_text) == 0
+            && !strstr (in_text, "entry")
+            && strstr (in_text, "\"userid\":1001"),
+        "...and without extra, none of the last one's, the job's all");
+    free (in_text);
+    json_t *held = NULL;
+    flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id);
+    plugin_arg_objects (args, &held, &o_unused);
+    json_decref (o_unused);
+    job_args_done (&rt, args);
+    args = job_args_create (job);
+    ok (args != first && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                                 "{s:I}", "id", &id) == 0,
+        "args whose IN is held elsewhere are not used again");
+    ok (json_object_get (held, "id") != NULL,
+        "...and what holds it still has it");
+    json_decref (held);
     flux_plugin_arg_destroy (args);
 
     json_t *o = call_fields ("updates", spec, "n", 3);
