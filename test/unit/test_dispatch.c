@@ -361,13 +361,17 @@ static void test_args (void)
             && errmsg == NULL,
         "the next args are the same, OUT empty again");
     entry = NULL;
+    char *in_text = NULL;
     ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:s s:I}",
                                 "entry", &entry, "id", &id) == 0
-            && !strcmp (entry, "e") && id == 4242,
+            && !strcmp (entry, "e") && id == 4242
+            && flux_plugin_arg_get (args, FLUX_PLUGIN_ARG_IN, &in_text) == 0
+            && strstr (in_text, "\"userid\":1001"),
         "...IN has the new extra keys and the job's fields");
+    free (in_text);
     job_args_done (&rt, args);
     args = job_args_create (job);
-    char *in_text = NULL;
+    in_text = NULL;
     ok (args == first
             && flux_plugin_arg_get (args, FLUX_PLUGIN_ARG_IN, &in_text) == 0
             && !strstr (in_text, "entry")
