@@ -10,7 +10,10 @@
 
 /* Process-wide, as the runtime they guard and log for is (host.h). */
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static __thread int depth; /* this thread's holds of the lock */
+/* The holder's holds of the lock: only the thread holding it changes or
+ * reads it, so it needs no thread-local storage (slurmctld runs each RPC
+ * in a thread of its own, whose first TLS access costs). */
+static int depth;
 static int waiters;         /* threads blocked in runtime_lock (atomic) */
 static void (*sink) (int level, const char *msg, void *arg);
 static void *sink_arg;
