@@ -233,21 +233,40 @@ char *jobspec_update_value_text (json_t *v, size_t max)
     return cut;
 }
 
+/* Whether updates has keys flatten would expand (objects under keys that
+ * are not keys of the table); as a rule a policy's updates have none. */
+static bool nested (json_t *updates)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach (updates, key, v)
+    {
+        if (json_is_object (v) && !jobspec_update_key_find (key))
+            return true;
+    }
+    return false;
+}
+
 json_t *jobspec_updates_check_each (json_t *updates,
                                     jobspec_update_each_f each,
                                     void *arg,
                                     jobtap_host_error_t *err)
 {
-    json_t *flat = json_object ();
+    json_t *flat;
     const char *key;
     json_t *v;
 
-    if (!flat)
+    if (json_is_object (updates) && !nested (updates))
+        flat = json_incref (updates);
+    else if (!(flat = json_object ()))
         goto nomem;
-    json_object_foreach (updates, key, v)
-    {
-        if (flatten (flat, key, v) < 0)
-            goto nomem;
+    else {
+        json_object_foreach (updates, key, v)
+        {
+            if (flatten (flat, key, v) < 0)
+                goto nomem;
+        }
     }
     json_object_foreach (flat, key, v)
     {

@@ -56,6 +56,21 @@ check (const char *json, const char *want_flat, const char *want_msg)
 
 static void test_check (void)
 {
+    jobtap_host_error_t err;
+    json_t *u = json_pack ("{s:s s:i}", "attributes.system.queue", "q",
+                           "attributes.system.duration", 60);
+    json_t *flat = jobspec_updates_check (u, &err);
+    ok (flat == u, "updates with nothing to expand are read as they are");
+    json_decref (flat);
+    json_object_set_new (u, "attributes.system.slurm", json_pack ("{s:s}",
+                                                                  "qos", "x"));
+    flat = jobspec_updates_check (u, &err);
+    ok (flat != u && json_object_get (flat, "attributes.system.slurm.qos")
+            && json_object_size (flat) == 3,
+        "...those with, expanded into a new object");
+    json_decref (flat);
+    json_decref (u);
+
     check ("{}", "{}", NULL);
     check ("{\"attributes.system.duration\": 60}",
            "{\"attributes.system.duration\":60}", NULL);
