@@ -147,14 +147,12 @@ void job_decref (struct job *job)
     }
 }
 
-struct job *job_create (struct runtime *rt,
-                        json_t *jobspec,
-                               uint32_t userid,
-                               int urgency,
-                               double t_submit)
+struct job *job_create_bare (struct runtime *rt,
+                             uint32_t userid,
+                             int urgency,
+                             double t_submit)
 {
     struct job *job = calloc (1, sizeof (*job));
-    json_t *spec;
     if (!job)
         return NULL;
     job->rt = rt;
@@ -166,9 +164,26 @@ struct job *job_create (struct runtime *rt,
     job->t_submit = t_submit;
     job->t_created = now ();
     job->state = FLUX_JOB_STATE_NEW;
-    spec = jobspec ? jobspec_redacted (jobspec) : json_object ();
-    if (!spec || (rt->keep_eventlog && !(job->eventlog = json_array ()))) {
-        json_decref (spec);
+    if (rt->keep_eventlog && !(job->eventlog = json_array ())) {
+        job_decref (job);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return job;
+}
+
+struct job *job_create (struct runtime *rt,
+                        json_t *jobspec,
+                        uint32_t userid,
+                        int urgency,
+                        double t_submit)
+{
+    struct job *job = job_create_bare (rt, userid, urgency, t_submit);
+    json_t *spec;
+
+    if (!job)
+        return NULL;
+    if (!(spec = jobspec ? jobspec_redacted (jobspec) : json_object ())) {
         job_decref (job);
         errno = ENOMEM;
         return NULL;

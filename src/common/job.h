@@ -162,7 +162,12 @@ struct job {
 enum { PERILOG_WAIT_NONE, PERILOG_WAIT_PROLOG, PERILOG_WAIT_EPILOG };
 
 /* A job of rt in state NEW (jobspec NULL: an empty one), not in the
- * table; refcount 1.  NULL with errno ENOMEM. */
+ * table; refcount 1.  NULL with errno ENOMEM.  job_create_bare: with no
+ * jobspec at all, for a caller that gives it its source at once. */
+struct job *job_create_bare (struct runtime *rt,
+                             uint32_t userid,
+                             int urgency,
+                             double t_submit);
 struct job *job_create (struct runtime *rt,
                         json_t *jobspec,
                         uint32_t userid,

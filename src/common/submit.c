@@ -245,7 +245,7 @@ int jobtap_host_submit_from_source (void *source,
     }
     runtime_lock ();
     provisional_expire (rt);
-    if (!(job = job_create (rt, NULL, userid, urgency, t_submit))
+    if (!(job = job_create_bare (rt, userid, urgency, t_submit))
         || job_spec_from_source (job, source, len) < 0) {
         if (job)
             job_decref (job);
