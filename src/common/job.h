@@ -120,6 +120,11 @@ struct job {
     struct strbuf *spec_replay; /* spec.c: the updates applied since the
                                    jobspec was given, compact JSON one
                                    after another */
+    const json_t *spec_replay_last_of; /* spec.c: the update being applied,
+                                   if listed, its text in spec_replay from
+                                   spec_replay_last on (the store writes
+                                   the event's context from it) */
+    size_t spec_replay_last;
     int hot_slot;             /* 1 + index in the hot ring, 0 if not there */
     bool spec_resting;        /* past job.new: trees are kept in the ring */
     bool spec_unreplayable;   /* spec_replay misses an update made since

@@ -27,6 +27,7 @@ static void spec_source_drop (struct job *job)
     spec_live_drop (job);
     strbuf_destroy (job->spec_replay);
     job->spec_replay = NULL;
+    job->spec_replay_last_of = NULL;
     free (job->spec_source);
     job->spec_source = NULL;
 }
@@ -194,6 +195,7 @@ void spec_trial_end (struct job *job, struct spec_trial *t)
 {
     spec_live_drop (job); /* it may have the trial's updates */
     spec_take (job, t->tree, t->text);
+    job->spec_replay_last_of = NULL;
     /* the trial's updates leave the list (if one could not be listed,
      * the recipe went, and stays gone) */
     if (job->spec_replay && t->replay_len == 0) {
@@ -431,8 +433,11 @@ static int spec_replay_add (struct job *job, json_t *updates)
     if (!b && !(b = job->spec_replay = calloc (1, sizeof (*b))))
         return -1;
     first = b->len == 0;
+    size_t start = b->len;
     if (compact_append (NULL, updates, &b->data, &b->len, &b->cap) < 0)
         return -1;
+    job->spec_replay_last = start;
+    job->spec_replay_last_of = updates;
     /* objects too while the job is not at rest, if they are all there */
     if (first && !job->spec_resting && !job->spec_live)
         job->spec_live = json_array ();
@@ -468,6 +473,7 @@ int spec_apply_updates (struct job *job, json_t *updates)
 {
     int rc;
 
+    job->spec_replay_last_of = NULL;
     jobtap_host_json_pool_begin ();
     rc = spec_apply_pooled (job, updates);
     jobtap_host_json_pool_end ();

@@ -162,9 +162,10 @@ static void put_numbers_context (struct strbuf *b, const struct event *ev)
 /* One entry, {"timestamp":T,"name":N,"context":C}, its head written in
  * place and the context appended by the compact writer. */
 static void put_entry (struct strbuf *b,
-                       struct runtime *rt,
+                       struct job *job,
                        const struct event *ev)
 {
+    struct runtime *rt = job->rt;
     static const char ts[] = "{\"timestamp\":", nm[] = ",\"name\":",
                       cx[] = ",\"context\":";
     size_t len = strlen (ev->name);
@@ -191,6 +192,12 @@ static void put_entry (struct strbuf *b,
     strbuf_wrote (b, (size_t)(p - start));
     if (!ev->context && ev->numbers_of != NUMBERS_NONE)
         put_numbers_context (b, ev);
+    else if (ev->kind == EV_JOBSPEC_UPDATE && ev->context
+             && ev->context == job->spec_replay_last_of && job->spec_replay
+             && job->spec_replay_last <= job->spec_replay->len)
+        /* the text spec.c has just listed the update as */
+        strbuf_put (b, job->spec_replay->data + job->spec_replay_last,
+                    job->spec_replay->len - job->spec_replay_last);
     else if (ev->context
         && compact_append (rt->compact_memo, ev->context, &b->data, &b->len,
                            &b->cap)
@@ -249,7 +256,7 @@ void store_record_event (struct job *job, struct event *ev)
             (void)strbuf_room (b, 480);
         if (b->len)
             strbuf_put (b, ",", 1);
-        put_entry (b, job->rt, ev);
+        put_entry (b, job, ev);
         return;
     }
     b = &s->buf;
@@ -278,7 +285,7 @@ void store_record_event (struct job *job, struct event *ev)
     }
     else
         line_begin (b, job->id, ",\"e\":[");
-    put_entry (b, job->rt, ev);
+    put_entry (b, job, ev);
     strbuf_puts (b, "]}\n");
 }
 

@@ -26,6 +26,7 @@
 #include "runtime.h"
 #include "store.h"
 #include "core_util.h"
+#include "find_json.h"
 #include "tap.h"
 
 #define UNUSED __attribute__ ((unused))
@@ -784,10 +785,22 @@ static void test_short_write (void)
 
 /* Without eventlogs kept (Slurm's host), nothing reads the submit
  * event's context at submit: the store writes it from the numbers. */
+static int cb_set_queue (flux_plugin_t *p,
+                         UNUSED const char *topic,
+                         UNUSED flux_plugin_arg_t *args,
+                         UNUSED void *arg)
+{
+    return flux_jobtap_jobspec_update_pack (p, "{s:s}",
+                                            "attributes.system.queue",
+                                            "batch");
+}
+
 static void test_submit_context_unread (void)
 {
     struct jobtap_host_ops lean = ops;
     lean.keep_eventlog = false;
+    lean.jobspec_rebuild = recipe_rebuild;
+    lean.jobspec_find = recipe_find;
 
     core_host_setup (&lean, NULL, NULL);
     open_store ("lean");
@@ -835,6 +848,29 @@ static void test_submit_context_unread (void)
             && !strstr (l701 + 1, "{\"id\":701,\"reset\"")
             && !strstr (l701, "\"id\":700"),
         "the journal has each job's history once, in order");
+    free (text);
+
+    /* a policy's update, listed as text for the job's jobspec, is written
+     * as that text */
+    struct jt_plugin *u = core_plugin_make (host_runtime (), "u");
+    if (flux_plugin_add_handler (u->p, "job.validate", cb_set_queue, NULL) < 0)
+        bail_out ("add_handler failed");
+    jobtap_host_error_t err;
+    uint64_t token = 0;
+    json_t *spec702 = spec (NULL, NULL);
+    char *source = json_dumps (spec702, JSON_COMPACT);
+    json_decref (spec702);
+    ok (jobtap_host_submit_from_source (source, strlen (source), 1000, 16,
+                                        1.0, 0, NULL, &token, &err) == 0
+            && jobtap_host_job_new (token, 702, 1000, 16, 1.0, NULL, &err)
+                   == 0,
+        "job 702, whose queue the policy sets, submitted from its source");
+    ok (jobtap_host_store_flush (false) > 0, "job 702's history is written");
+    text = slurp (path ("lean", "journal.1"));
+    const char *l702 = text ? strstr (text, "{\"id\":702,") : NULL;
+    ok (l702 && strstr (l702, "\"name\":\"jobspec-update\",\"context\":"
+                              "{\"attributes.system.queue\":\"batch\"}}"),
+        "its jobspec-update entry has the update");
     free (text);
     core_host_teardown ();
 }
