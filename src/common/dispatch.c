@@ -240,14 +240,16 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
     if ((args = d->spare_args)) {
         /* a callback's args used again: its objects, emptied */
         d->spare_args = NULL;
-        jobtap_host_json_pool_begin ();
-        if ((extra && json_object_update (plugin_arg_in (args), extra) < 0)) {
+        if (extra) {
+            jobtap_host_json_pool_begin ();
+            int rc = json_object_update (plugin_arg_in (args), extra);
             jobtap_host_json_pool_end ();
-            flux_plugin_arg_destroy (args);
-            json_decref (out);
-            return NULL;
+            if (rc < 0) {
+                flux_plugin_arg_destroy (args);
+                json_decref (out);
+                return NULL;
+            }
         }
-        jobtap_host_json_pool_end ();
         if (out)
             plugin_arg_set_out (args, out);
         return args_with_jobspec (args, job);

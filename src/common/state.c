@@ -199,10 +199,15 @@ int event_job_update (struct job *job, struct event *ev)
     case EV_JOBSPEC_UPDATE:
         if (spec_apply_updates (job, context) < 0)
             return -1;
-        jobtap_host_json_pool_begin ();
-        if (updates_own (job))
-            json_object_update (job->all_updates, context);
-        jobtap_host_json_pool_end ();
+        if (!job->all_updates && json_is_object (context))
+            /* the first: shared, and copied when a next one is added */
+            job->all_updates = json_incref (context);
+        else {
+            jobtap_host_json_pool_begin ();
+            if (updates_own (job))
+                json_object_update (job->all_updates, context);
+            jobtap_host_json_pool_end ();
+        }
         if (prev_state == FLUX_JOB_STATE_SCHED)
             new_state = FLUX_JOB_STATE_PRIORITY;
         break;

@@ -150,6 +150,17 @@ static void test_lifecycle (void)
         "jobspec-update: the jobspec is updated");
     ok (json_equal (job->all_updates, u),
         "jobspec-update: recorded in all_updates");
+    struct job *other = job_in (FLUX_JOB_STATE_SCHED);
+    json_t *u2 = json_pack ("{s:s}", "attributes.system.queue", "q");
+    ok (apply (other, "jobspec-update", json_incref (u)) == 0
+            && apply (other, "jobspec-update", json_incref (u2)) == 0
+            && json_object_size (other->all_updates) == 2
+            && json_object_get (other->all_updates, "attributes.system.queue")
+            && json_object_size (u) == 1,
+        "two jobspec-updates: both in all_updates, the first's context as "
+        "it was");
+    job_decref (other);
+    json_decref (u2);
     json_decref (u);
     ok (apply (job, "priority", json_pack ("{s:i}", "priority", 5)) == 0
             && job->state == FLUX_JOB_STATE_SCHED,
