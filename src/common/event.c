@@ -382,10 +382,10 @@ int stack_call_skip (struct job *job,
                             struct jt_plugin *skip)
 {
     struct runtime *rt = job->rt;
-    struct jt_plugin **v;
+    struct jt_plugin *few[16], **v;
     int n, total = 0;
 
-    if (!(v = jt_snapshot (rt, &n)))
+    if (!(v = jt_snapshot_in (rt, few, 16, &n)))
         return -1;
     /* The plugins before the first one with a handler (the builtins
      * that do not take this topic) would each answer 0: start there. */
@@ -431,7 +431,8 @@ int stack_call_skip (struct job *job,
     }
     jt_release_all (rt);
     stack_pop (rt);
-    free (v);
+    if (v != few)
+        free (v);
     return total;
 }
 

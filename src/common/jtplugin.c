@@ -45,14 +45,23 @@ bool is_loaded (struct runtime *rt, struct jt_plugin *jt)
 
 struct jt_plugin **jt_snapshot (struct runtime *rt, int *countp)
 {
+    return jt_snapshot_in (rt, NULL, 0, countp);
+}
+
+struct jt_plugin **jt_snapshot_in (struct runtime *rt,
+                                   struct jt_plugin **buf,
+                                   int cap,
+                                   int *countp)
+{
     int n = 0, i = 0;
-    struct jt_plugin **v;
+    struct jt_plugin **v = buf;
     for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next)
         n++;
-    if (!(v = calloc (n + 1, sizeof (*v))))
+    if (n + 1 > cap && !(v = calloc (n + 1, sizeof (*v))))
         return NULL;
     for (struct jt_plugin *jt = rt->plugins; jt; jt = jt->next)
         v[i++] = jt;
+    v[n] = NULL;
     *countp = n;
     return v;
 }

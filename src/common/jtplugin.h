@@ -84,6 +84,13 @@ const char *jt_internal_name (struct jt_plugin *jt);
 bool is_loaded (struct runtime *rt, struct jt_plugin *jt);
 /* The loaded plugins in load order (malloc'd, *countp of them). */
 struct jt_plugin **jt_snapshot (struct runtime *rt, int *countp);
+/* The same in buf when they fit in its cap (every stack call takes one),
+ * else malloc'd: the caller frees what is not buf.  NULL if out of
+ * memory. */
+struct jt_plugin **jt_snapshot_in (struct runtime *rt,
+                                   struct jt_plugin **buf,
+                                   int cap,
+                                   int *countp);
 
 /* While held (nested holds count), retired plugins are not destroyed:
  * a caller walking a snapshot of the plugins holds them. */

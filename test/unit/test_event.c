@@ -579,6 +579,21 @@ static void test_stack_calls (void)
     isint (stack_call_skip (job, "job.t.ok", args, a), 2,
            "stack_call_skip counts the skipped plugin as handled");
     is (called, "b", "...without calling it");
+    /* more plugins than a stack call's snapshot holds on the stack */
+    struct jt_plugin *many[20];
+    for (int i = 0; i < 20; i++) {
+        char name[8];
+        snprintf (name, sizeof (name), "m%d", i);
+        many[i] = core_plugin_make (&rt, name);
+        flux_plugin_add_handler (many[i]->p, "job.t.many", cb_stack, "ok");
+    }
+    called[0] = '\0';
+    isint (stack_call (job, "job.t.many", args), 20,
+           "stack_call over 20 plugins: all 20 handled it");
+    ok (strstr (called, "m0 m1 ") == called && strstr (called, " m19"),
+        "...in load order");
+    for (int i = 0; i < 20; i++)
+        jt_retire (&rt, many[i]);
     called[0] = '\0';
     isint (stack_call (job, "job.t.fail", args), -1,
            "a failing callback: -1");
