@@ -175,10 +175,15 @@ static json_t *args_jobspec (void *arg)
 static void args_job_destroy (void *arg)
 {
     struct args_job *a = arg;
+    struct dispatch *d = a->job->rt->dispatch;
+
     job_decref (a->job);
     json_decref (a->R);
     json_decref (a->end_event);
-    free (a);
+    if (!d->spare_args_job) /* for the next args */
+        d->spare_args_job = a;
+    else
+        free (a);
 }
 
 static const struct plugin_arg_lazy job_lazy = {
@@ -192,9 +197,12 @@ static const struct plugin_arg_lazy job_lazy = {
 /* The job's lazy part of args; -1 if out of memory (args unchanged). */
 static int args_lazy_set (flux_plugin_arg_t *args, struct job *job)
 {
-    struct args_job *a = malloc (sizeof (*a));
+    struct dispatch *d = job->rt->dispatch;
+    struct args_job *a = d->spare_args_job;
 
-    if (!a)
+    if (a)
+        d->spare_args_job = NULL;
+    else if (!(a = malloc (sizeof (*a))))
         return -1;
     *a = (struct args_job){
         .job = job_incref (job),
@@ -449,6 +457,7 @@ void dispatch_clear (struct runtime *rt)
 
     free (d->stack);
     flux_plugin_arg_destroy (d->spare_args);
+    free (d->spare_args_job);
     memset (d, 0, sizeof (*d));
 }
 

@@ -44,6 +44,7 @@ struct dispatch {
     struct topic_answer topic_cache[TOPIC_CACHE];
     struct topic_pointer by_pointer[TOPIC_POINTERS];
     flux_plugin_arg_t *spare_args; /* emptied, for the next callback */
+    struct args_job *spare_args_job; /* the same for the args' job part */
 };
 
 /* Let go of the stack's memory (the runtime's end): empty again.  A

@@ -378,6 +378,19 @@ static void test_args (void)
             && strstr (in_text, "\"userid\":1001"),
         "...and without extra, none of the last one's, the job's all");
     free (in_text);
+    job_args_done (&rt, args);
+    struct job *other = job_create (&rt, NULL, 1002, 3, 1.0);
+    other->id = 5151;
+    args = job_args_create (other);
+    ok (args == first
+            && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I s:i}",
+                                       "id", &id, "userid", &userid) == 0
+            && id == 5151 && userid == 1002,
+        "...for another job, that job's fields");
+    job_args_done (&rt, args);
+    isint (other->refcount, 1, "...and let go of it when done");
+    job_decref (other);
+    args = job_args_create (job);
     json_t *held = NULL;
     flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id);
     plugin_arg_objects (args, &held, &o_unused);
