@@ -116,7 +116,8 @@ struct job {
                                  jobtap_host_job_source), if any */
     json_t *spec_live;        /* spec.c: spec_replay's updates as objects
                                  while the job is not at rest, so a tree
-                                 made during submission parses none */
+                                 made during submission parses none (the
+                                 one update, or an array of them) */
     struct strbuf *spec_replay; /* spec.c: the updates applied since the
                                    jobspec was given, compact JSON one
                                    after another */

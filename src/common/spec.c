@@ -92,6 +92,8 @@ static int spec_replay_apply (struct job *job, json_t *spec, json_error_t *e)
     const struct strbuf *b = job->spec_replay;
     size_t off = 0;
 
+    if (json_is_object (job->spec_live)) /* the one update */
+        return apply_dotted (spec, job->spec_live);
     if (job->spec_live) {
         size_t i;
         json_t *u;
@@ -438,11 +440,24 @@ static int spec_replay_add (struct job *job, json_t *updates)
         return -1;
     job->spec_replay_last = start;
     job->spec_replay_last_of = updates;
-    /* objects too while the job is not at rest, if they are all there */
-    if (first && !job->spec_resting && !job->spec_live)
-        job->spec_live = json_array ();
-    if ((job->spec_resting || !first) && !job->spec_live)
+    /* objects too while the job is not at rest, if they are all there:
+     * the first alone, an array of them from the second on */
+    if (first && !job->spec_resting && !job->spec_live) {
+        job->spec_live = json_incref (updates);
         return 0;
+    }
+    if (!job->spec_live)
+        return 0;
+    if (json_is_object (job->spec_live)) {
+        json_t *one = job->spec_live, *list = json_array ();
+        job->spec_live = NULL;
+        /* (the append takes 'one' also when it fails) */
+        if (json_array_append_new (list, one) < 0) {
+            json_decref (list);
+            return 0;
+        }
+        job->spec_live = list;
+    }
     if (json_array_append (job->spec_live, updates) < 0)
         spec_live_drop (job);
     return 0;

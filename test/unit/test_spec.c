@@ -614,6 +614,20 @@ static void test_from_source (void)
     json_decref (want);
     job_decref (job);
 
+    /* one update, kept as it is */
+    text = json_dumps (spec, JSON_COMPACT);
+    job = job_make (NULL);
+    job_spec_from_source (job, text, strlen (text));
+    ok (update (job, "{\"attributes.system.queue\":\"q1\"}") == 0
+            && json_is_object (job->spec_live),
+        "a single update is kept as the update itself");
+    got = job_jobspec (job);
+    ok (got && !strcmp (json_string_value (
+                            get_path (got, "attributes.system.queue")),
+                        "q1"),
+        "...and the tree made has it");
+    job_decref (job);
+
     job = job_make (NULL);
     ops.jobspec_find = NULL;
     text = json_dumps (spec, JSON_COMPACT);
