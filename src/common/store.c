@@ -61,7 +61,12 @@ struct store {
  * at p; returns the end. */
 static char *put_time_at (char *p, double t, struct seconds_text *last)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+    static const char pairs[] = /* "00" to "99" */
+        "0001020304050607080910111213141516171819"
+        "2021222324252627282930313233343536373839"
+        "4041424344454647484950515253545556575859"
+        "6061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
     if (!(t >= 0 && t < 1e15))
         return memcpy (p, "0.0", 3), p + 3;
     uint64_t us = (uint64_t)(t * 1e6 + 0.5);
@@ -105,7 +110,9 @@ static char *put_u64_at (char *p, uint64_t v)
     return (char *)memcpy (p, d, n) + n;
 }
 
-#define PUT_LITERAL(p, s) ((char *)memcpy ((p), (s), sizeof (s) - 1) + sizeof (s) - 1)
+/* A string literal s written at p; the end. */
+#define PUT_LITERAL(p, s)                                                      \
+    ((char *)memcpy ((p), (s), sizeof (s) - 1) + sizeof (s) - 1)
 
 /* A JSON string of len bytes written at p (room for 6 per byte and the
  * quotes); returns the end. Event names are the only text not from
@@ -160,7 +167,8 @@ static void put_numbers_context (struct strbuf *b, const struct event *ev)
 }
 
 /* One entry, {"timestamp":T,"name":N,"context":C}, its head written in
- * place and the context appended by the compact writer. */
+ * place; the context from its numbers, as the text the job's update was
+ * just listed as, or by the compact writer. */
 static void put_entry (struct strbuf *b,
                        struct job *job,
                        const struct event *ev)
@@ -274,8 +282,10 @@ void store_record_event (struct job *job, struct event *ev)
         else if (ev->kind != EV_SUBMIT)
             put_submit (b, job); /* submitted before the store opened */
         if (!s->spare_pending && job->store_pending
+            && job->store_pending->data
             && job->store_pending->cap <= SPARE_MAX) {
             job->store_pending->len = 0;
+            job->store_pending->data[0] = '\0';
             s->spare_pending = job->store_pending;
         }
         else
