@@ -61,8 +61,11 @@ bool plugin_arg_empty (flux_plugin_arg_t *args)
         || args->in->refcount != 1 || args->out->refcount != 1)
         return false;
     arg_lazy_clear (args);
-    json_object_clear (args->in);
-    json_object_clear (args->out);
+    /* (clearing walks the table even when there is nothing in it) */
+    if (json_object_size (args->in))
+        json_object_clear (args->in);
+    if (json_object_size (args->out))
+        json_object_clear (args->out);
     for (int i = 0; i < args->found_count; i++)
         json_decref (args->found[i]);
     args->found_count = 0;

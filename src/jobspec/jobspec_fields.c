@@ -103,14 +103,14 @@ static char *put_string (char *p, const char *s)
 void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
 {
     uint32_t argc = argv_count (f);
-    size_t total = sizeof (struct block);
+    size_t total = sizeof (struct block), lens[NSTRINGS];
     struct block *b;
     char *p;
 
     for (size_t i = 0; i < NSTRINGS; i++) {
         const char *s = member_of (f, i);
-        if (s)
-            total += strlen (s) + 1;
+        lens[i] = s ? strlen (s) + 1 : 0;
+        total += lens[i];
     }
     for (uint32_t i = 0; i < argc; i++)
         total += strlen (f->argv[i]) + 1;
@@ -140,10 +140,9 @@ void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
     };
     p = (char *)(b + 1);
     for (size_t i = 0; i < NSTRINGS; i++) {
-        const char *s = member_of (f, i);
-        if (s) {
+        if (lens[i]) {
             b->present |= 1u << i;
-            p = put_string (p, s);
+            p = (char *)memcpy (p, member_of (f, i), lens[i]) + lens[i];
         }
     }
     for (uint32_t i = 0; i < argc; i++)
