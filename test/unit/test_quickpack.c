@@ -474,13 +474,27 @@ show (const char *what, int n, const char *fmt, json_t *doc, const char *detail)
     free (s);
 }
 
-static void test_unpack (int cases)
+/* An object whose first key holds an object: what a finder tells of in
+ * plugin args (the jobspec). */
+static json_t *random_object_first_object (void)
+{
+    json_t *doc = json_object (), *rest = random_object (0);
+    json_object_set_new (doc, PICK (keys), random_object (1));
+    json_object_update_missing (doc, rest);
+    json_decref (rest);
+    return doc;
+}
+
+/* object_first: every document an object whose first key holds an
+ * object, so that most cases read that key through a finder too. */
+static void test_unpack (int cases, bool object_first)
 {
     int bad = 0, quick = 0, fallback = 0, errors = 0, unread = 0;
     int virtual = 0;
 
     for (int n = 0; n < cases; n++) {
-        json_t *doc = chance (85)   ? random_object (0)
+        json_t *doc = object_first  ? random_object_first_object ()
+                      : chance (85) ? random_object (0)
                       : chance (90) ? random_value (0)
                                     : NULL;
         struct spec sp;
@@ -537,6 +551,19 @@ static void test_unpack (int cases)
                 else if (v.rc == 0 && memcmp (a.slots, v.slots, sizeof (a.slots)))
                     snprintf (detail, sizeof (detail),
                               "the finder's unpack wrote otherwise");
+                else if (v.rc != 0) {
+                    /* left to the tree: what it wrote, jansson writes */
+                    union slot unset;
+                    memset (&unset, UNSET, sizeof (unset));
+                    for (int i = 0; i < MAX_SLOTS && !detail[0]; i++) {
+                        if (memcmp (&v.slots[i], &unset, sizeof (unset))
+                            && memcmp (&v.slots[i], &a.slots[i],
+                                       sizeof (unset)))
+                            snprintf (detail, sizeof (detail),
+                                      "the finder's unpack, left to the "
+                                      "tree, wrote slot %d otherwise", i);
+                    }
+                }
                 virtual += v.rc == 0 && m.rc; /* read the key */
             }
             json_decref (copy);
@@ -1060,7 +1087,8 @@ int main (void)
           seed, seed);
     rng = seed;
     test_no_format ();
-    test_unpack (cases);
+    test_unpack (cases, false);
+    test_unpack (cases / 3, true);
     test_virtual ();
     if (PACK_CASES_RUN)
         test_pack (cases);
