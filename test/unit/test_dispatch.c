@@ -397,9 +397,14 @@ static void test_args (void)
     json_decref (o_unused);
     job_args_done (&rt, args);
     args = job_args_create (job);
-    ok (args != first && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
-                                                 "{s:I}", "id", &id) == 0,
+    json_t *in_now = NULL, *out_now = NULL;
+    plugin_arg_objects (args, &in_now, &out_now);
+    ok (in_now && in_now != held
+            && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}",
+                                       "id", &id) == 0,
         "args whose IN is held elsewhere are not used again");
+    json_decref (in_now);
+    json_decref (out_now);
     ok (json_object_get (held, "id") != NULL,
         "...and what holds it still has it");
     json_decref (held);
