@@ -306,32 +306,32 @@ int event_post_known (struct job *job, int kind, json_t *context)
     return event_post_kind (job, kind, NULL, context);
 }
 
+/* Post event 'kind' whose context is numbers of a shape (job.h), made
+ * JSON only if read. */
+static int event_post_numbers (struct job *job,
+                               int kind,
+                               enum event_numbers shape,
+                               int64_t n0,
+                               int64_t n1,
+                               int64_t n2)
+{
+    return event_post_event (job,
+                             (struct event){
+                                 .kind = kind,
+                                 .name = event_name (kind),
+                                 .timestamp = now (),
+                                 .numbers_of = shape,
+                                 .numbers = {n0, n1, n2},
+                             });
+}
+
 int event_post_submit (struct job *job,
                        uint32_t userid,
                        int urgency,
                        int flags)
 {
-    return event_post_event (job,
-                             (struct event){
-                                 .kind = EV_SUBMIT,
-                                 .name = event_name (EV_SUBMIT),
-                                 .timestamp = now (),
-                                 .numbers_of = NUMBERS_SUBMIT,
-                                 .numbers = {userid, urgency, flags},
-                             });
-}
-
-/* The priority event, its context {priority} made only if read. */
-static int event_post_priority (struct job *job, int64_t priority)
-{
-    return event_post_event (job,
-                             (struct event){
-                                 .kind = EV_PRIORITY,
-                                 .name = event_name (EV_PRIORITY),
-                                 .timestamp = now (),
-                                 .numbers_of = NUMBERS_PRIORITY,
-                                 .numbers = {priority},
-                             });
+    return event_post_numbers (job, EV_SUBMIT, NUMBERS_SUBMIT, userid,
+                               urgency, flags);
 }
 
 int event_post_host (struct job *job, const char *name, json_t *context)
@@ -572,5 +572,5 @@ void reprioritize_one (struct job *job, int64_t priority)
         priority = FLUX_JOB_PRIORITY_MAX;
     if (job->state == FLUX_JOB_STATE_SCHED && priority == job->priority)
         return;
-    event_post_priority (job, priority);
+    event_post_numbers (job, EV_PRIORITY, NUMBERS_PRIORITY, priority, 0, 0);
 }

@@ -162,11 +162,20 @@ static bool quick_virtual_value (struct fmt_walk *q,
 
 /* At '{'; o NULL: an optional key that is absent (arguments consumed,
  * nothing written). */
+static bool quick_members (struct fmt_walk *q, json_t *o, int depth);
+
 static bool quick_object (struct fmt_walk *q, json_t *o, int depth)
 {
     if (depth > 32 || (o && !json_is_object (o)))
         return false;
     q->p++;
+    return quick_members (q, o, depth);
+}
+
+/* The members of an object of the format, after its '{' or a member, up
+ * to its '}'; o NULL as in quick_object. */
+static bool quick_members (struct fmt_walk *q, json_t *o, int depth)
+{
     for (;;) {
         const char *key;
         bool opt = false;
@@ -217,22 +226,6 @@ static bool virtual_objects (struct fmt_walk *q, const char **path, int n)
     return true;
 }
 
-/* The rest of an object of the format, after a member, for a member that
- * is absent: arguments consumed, nothing written. */
-static bool virtual_skip_rest (struct fmt_walk *q, int depth)
-{
-    for (;;) {
-        const char *key;
-        int k = quick_key (q, &key);
-        if (k <= 0)
-            return k == 0;
-        if (quick_token (q) == '?')
-            q->p++;
-        if (!quick_value (q, NULL, depth + 1))
-            return false;
-    }
-}
-
 /* The value at 'path' (n keys from the root) of what the root lacks, as
  * the finder tells it: objects are walked, scalars unpacked from the
  * value it gives (held for the reader, also as 'o'), absent members
@@ -281,7 +274,8 @@ static bool quick_virtual_value (struct fmt_walk *q,
             if (!quick_virtual_value (q, path, n + 1, key_opt, depth + 1))
                 return false;
             if (q->absent_from && q->absent_from <= n) {
-                bool skipped = virtual_skip_rest (q, depth);
+                /* absent: the rest of its members consumed, unwritten */
+                bool skipped = quick_members (q, NULL, depth);
                 if (q->absent_from == n)
                     q->absent_from = 0;
                 return skipped;

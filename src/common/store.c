@@ -57,6 +57,18 @@ struct store {
 /* The most put_time_at writes. */
 #define TIME_MAX 32
 
+/* v in decimal at p; returns the end. */
+static char *put_u64_at (char *p, uint64_t v)
+{
+    char digits[20], *d = digits + sizeof (digits);
+    do {
+        *--d = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t n = (size_t)(digits + sizeof (digits) - d);
+    return (char *)memcpy (p, d, n) + n;
+}
+
 /* A timestamp to the microsecond, as Flux's eventlogs have them, written
  * at p; returns the end. */
 static char *put_time_at (char *p, double t, struct seconds_text *last)
@@ -73,15 +85,10 @@ static char *put_time_at (char *p, double t, struct seconds_text *last)
     uint64_t sec = us / 1000000;
     uint32_t f = (uint32_t)(us - sec * 1000000);
     if (!last->len || last->sec != sec) {
-        char *d = last->digits + sizeof (last->digits);
         last->sec = sec;
-        do {
-            *--d = (char)('0' + sec % 10);
-            sec /= 10;
-        } while (sec);
-        last->len = (size_t)(last->digits + sizeof (last->digits) - d);
+        last->len = (size_t)(put_u64_at (last->digits, sec) - last->digits);
     }
-    memcpy (p, last->digits + sizeof (last->digits) - last->len, last->len);
+    memcpy (p, last->digits, last->len);
     p += last->len;
     *p++ = '.';
     memcpy (p, pairs + 2 * (f / 10000), 2);
@@ -97,17 +104,6 @@ static void put_time (struct strbuf *b,
     char *p = strbuf_room (b, TIME_MAX);
     if (p)
         strbuf_wrote (b, (size_t)(put_time_at (p, t, last) - p));
-}
-
-static char *put_u64_at (char *p, uint64_t v)
-{
-    char digits[20], *d = digits + sizeof (digits);
-    do {
-        *--d = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    size_t n = (size_t)(digits + sizeof (digits) - d);
-    return (char *)memcpy (p, d, n) + n;
 }
 
 /* A string literal s written at p; the end. */
