@@ -242,36 +242,28 @@ flux_plugin_arg_t *job_args_create_out (struct job *job,
                                         json_t *out)
 {
     struct dispatch *d = job->rt->dispatch;
-    json_t *in;
-    flux_plugin_arg_t *args;
+    /* a callback's args used again (their objects emptied), else new */
+    flux_plugin_arg_t *args = d->spare_args;
+    bool made = !args;
+    int rc = 0;
 
-    if ((args = d->spare_args)) {
-        /* a callback's args used again: its objects, emptied */
-        d->spare_args = NULL;
-        if (extra) {
-            jobtap_host_json_pool_begin ();
-            int rc = json_object_update (plugin_arg_in (args), extra);
-            jobtap_host_json_pool_end ();
-            if (rc < 0) {
-                flux_plugin_arg_destroy (args);
-                json_decref (out);
-                return NULL;
-            }
-        }
-        if (out)
-            plugin_arg_set_out (args, out);
-        return args_with_jobspec (args, job);
-    }
-    jobtap_host_json_pool_begin ();
-    in = json_object ();
-    if (!in || (extra && json_object_update (in, extra) < 0)) {
+    d->spare_args = NULL;
+    if (made || extra) {
+        jobtap_host_json_pool_begin ();
+        if (made)
+            args = plugin_arg_create_with (json_object (),
+                                           out ? NULL : json_object ());
+        if (args && extra)
+            rc = json_object_update (plugin_arg_in (args), extra);
         jobtap_host_json_pool_end ();
-        json_decref (in);
+    }
+    if (!args || !plugin_arg_in (args) || rc < 0) {
+        flux_plugin_arg_destroy (args);
         json_decref (out);
         return NULL;
     }
-    args = plugin_arg_create_with (in, out ? out : json_object ());
-    jobtap_host_json_pool_end ();
+    if (out)
+        plugin_arg_set_out (args, out);
     return args_with_jobspec (args, job);
 }
 
