@@ -170,12 +170,8 @@ static int submit_job (struct job *job,
         errno = e;
         return -1;
     }
-    if (updates) {
-        jobtap_host_json_pool_begin ();
-        *updates = job->all_updates ? json_incref (job->all_updates)
-                                    : json_object ();
-        jobtap_host_json_pool_end ();
-    }
+    if (updates) /* shared: the job keeps it */
+        *updates = json_incref (job->all_updates);
     *token = job->token;
     return 0;
 }

@@ -286,7 +286,8 @@ enum {
  * Returns 0 if accepted: *token names the provisional job (for job_new or
  * submit_abort) and *updates (if non-NULL) is a reference to the jobspec
  * updates plugins requested (dotted keys -> values), to apply to the
- * scheduler's job; read it, don't change it (it is shared, not copied).
+ * scheduler's job, or NULL when none did; read it, don't change it (it
+ * is shared, not copied).
  * Returns -1 if rejected, with the user-facing message in err (e.g.
  * "rejected by job-manager plugin 'x.so'") and errno set. */
 int jobtap_host_submit (json_t *jobspec,
