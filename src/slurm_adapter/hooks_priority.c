@@ -43,8 +43,9 @@ void jobtap_slurm_site_factor_set (job_record_t *job)
         if (ctx->new_in_allocate && bind_in_allocate (ctx, &scope, job)) {
             /* before Slurm may save the job (keep.h) */
             keep_write (ctx);
-            if (jobtap_host_job_priority (id, &priority) < 0)
-                priority = -1;
+            /* job.new's events have given the record its priority, or a
+             * hold, through the runtime's ops (actions.h): once */
+            priority = -1;
         } else if ((leader = bind_het_leader_of_new (ctx, job))) {
             /* a hetjob's component: its leader's priority (and hold,
              * which the agent makes on every component) */
