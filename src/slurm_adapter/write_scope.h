@@ -8,7 +8,8 @@
  * from any thread, and job_modify, which update_job calls from inside a
  * plugin update the agent is making. The lookup is this thread's: a
  * thread without a scope does not hold the job write lock for us, and
- * queues what it decides for the agent.
+ * queues what it decides for the agent. Scopes are entered only with the
+ * job write lock held, so by one thread at a time.
  *
  * Scopes nest (a release inside one recomputes a priority: another
  * site_factor_p_set); leave restores the outer one. */
