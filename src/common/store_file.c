@@ -17,10 +17,8 @@
 
 #define STORE_VERSION 1
 
-static int strbuf_reserve (struct strbuf *b, size_t n)
+int strbuf_grow (struct strbuf *b, size_t n)
 {
-    if (b->len + n + 1 <= b->cap)
-        return 0;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + n + 1)
         cap *= 2;
@@ -30,31 +28,6 @@ static int strbuf_reserve (struct strbuf *b, size_t n)
     b->data = d;
     b->cap = cap;
     return 0;
-}
-
-char *strbuf_room (struct strbuf *b, size_t n)
-{
-    return strbuf_reserve (b, n) == 0 ? b->data + b->len : NULL;
-}
-
-void strbuf_wrote (struct strbuf *b, size_t n)
-{
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void strbuf_put (struct strbuf *b, const char *s, size_t n)
-{
-    if (strbuf_reserve (b, n) == 0) {
-        memcpy (b->data + b->len, s, n);
-        b->len += n;
-        b->data[b->len] = '\0';
-    }
-}
-
-void strbuf_puts (struct strbuf *b, const char *s)
-{
-    strbuf_put (b, s, strlen (s));
 }
 
 void strbuf_free (struct strbuf *b)
