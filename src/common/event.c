@@ -243,10 +243,10 @@ static int event_post_event (struct job *job, struct event ev)
 
     if (job->busy) {
         /* deferred until the current event's callbacks return */
-        if (!(q = malloc (sizeof (*q)))
+        if (!(q = qentry_new (job->rt))
             || (ev.kind < 0
                 && !(ev.name = ev.name_copy = strdup (ev.name)))) {
-            free (q);
+            qentry_free (job->rt, q);
             event_release (&ev);
             errno = ENOMEM;
             return -1;
@@ -276,7 +276,7 @@ static int event_post_event (struct job *job, struct event ev)
         if (!(job->queue = q->next))
             job->queue_tail = NULL;
         ev = q->ev;
-        free (q);
+        qentry_free (job->rt, q);
     }
     job->busy = false;
     subs_reap (job);

@@ -122,7 +122,7 @@ void job_decref (struct job *job)
             struct qentry *q = job->queue;
             job->queue = q->next;
             event_release (&q->ev);
-            free (q);
+            qentry_free (job->rt, q);
         }
         json_decref (job->jobspec);
         free (job->jobspec_text);
@@ -382,6 +382,37 @@ void jobs_free_all (struct runtime *rt)
     free (rt->jobs->buckets);
     rt->jobs->buckets = NULL;
     rt->jobs->nbuckets = rt->jobs->njobs = 0;
+    while (rt->jobs->spare_queue) {
+        struct qentry *q = rt->jobs->spare_queue;
+        rt->jobs->spare_queue = q->next;
+        free (q);
+    }
+    rt->jobs->n_spare_queue = 0;
+}
+
+#define SPARE_QUEUE_MAX 16
+
+struct qentry *qentry_new (struct runtime *rt)
+{
+    struct qentry *q = rt->jobs->spare_queue;
+    if (!q)
+        return malloc (sizeof (*q));
+    rt->jobs->spare_queue = q->next;
+    rt->jobs->n_spare_queue--;
+    return q;
+}
+
+void qentry_free (struct runtime *rt, struct qentry *q)
+{
+    if (!q)
+        return;
+    if (rt->jobs->n_spare_queue >= SPARE_QUEUE_MAX) {
+        free (q);
+        return;
+    }
+    q->next = rt->jobs->spare_queue;
+    rt->jobs->spare_queue = q;
+    rt->jobs->n_spare_queue++;
 }
 
 /* --- jobs --------------------------------------------------------------- */

@@ -49,6 +49,8 @@ struct job_table {
     struct job_fifo fifo[NFIFO];
     struct job *hot[SPEC_HOT];   /* jobs whose jobspec tree is kept */
     int hot_next;                /* the slot the next one takes */
+    struct qentry *spare_queue;  /* qentry_new's, for the next */
+    int n_spare_queue;
 };
 
 /* The shapes of the contexts events carry as numbers. */
@@ -241,6 +243,12 @@ void job_forget (struct job *job);
 /* Drop every job (runtime fini): the table is empty again.  A zeroed
  * struct job_table is an empty one. */
 void jobs_free_all (struct runtime *rt);
+
+/* An entry of a job's queue of deferred events (every submission defers
+ * two: depend and priority), from a few kept for the next; NULL if out
+ * of memory.  qentry_free keeps it, or frees it past the few. */
+struct qentry *qentry_new (struct runtime *rt);
+void qentry_free (struct runtime *rt, struct qentry *q);
 
 /* The hot ring: the job whose slot the next job_hot_enter takes (its
  * tree is then to be compacted: job_hot_leave), or NULL; enter (no-op if

@@ -408,6 +408,26 @@ static void test_queue_has (void)
     job_decref (job); /* frees the queued event: valgrind checks */
 }
 
+/* Entries of deferred events are kept for the next, up to a few. */
+static void test_qentry_spares (void)
+{
+    struct qentry *q[20];
+
+    for (int i = 0; i < 20; i++)
+        q[i] = qentry_new (&rt);
+    isint (rt.jobs->n_spare_queue, 0, "new entries take the spares first");
+    qentry_free (&rt, q[0]);
+    ok (rt.jobs->spare_queue == q[0] && rt.jobs->n_spare_queue == 1,
+        "an entry freed is kept");
+    ok (qentry_new (&rt) == q[0] && rt.jobs->n_spare_queue == 0,
+        "and is the next one given");
+    for (int i = 0; i < 20; i++)
+        qentry_free (&rt, q[i]);
+    isint (rt.jobs->n_spare_queue, 16, "past 16 kept, the rest are freed");
+    qentry_free (&rt, NULL);
+    isint (rt.jobs->n_spare_queue, 16, "freeing NULL keeps nothing");
+}
+
 int main (void)
 {
     core_runtime_init (&rt, NULL);
@@ -421,6 +441,7 @@ int main (void)
     test_aux ();
     test_subs ();
     test_queue_has ();
+    test_qentry_spares ();
 
     core_runtime_fini (&rt);
     runtime_log_sink (NULL, NULL);
