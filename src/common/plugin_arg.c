@@ -30,7 +30,7 @@ struct flux_plugin_arg {
     /* members unpacks read through lazy->find, alive as long as the args,
      * as the members of 'in' would be */
     json_t **found;
-    int found_count;
+    int found_count, found_cap; /* (emptied args keep the room) */
     char error[JSON_ERROR_TEXT_LENGTH + 64];
 };
 
@@ -206,17 +206,20 @@ arg_seterror (flux_plugin_arg_t *args, int errnum, const char *fmt, ...)
  * (the values released). */
 static int arg_keep_found (flux_plugin_arg_t *args, struct quick_virtual *vt)
 {
-    json_t **found = realloc (args->found, (args->found_count + vt->held_count)
-                                               * sizeof (*found));
-    if (!found) {
-        for (int i = 0; i < vt->held_count; i++)
-            json_decref (vt->held[i]);
-        return -1;
+    int need = args->found_count + vt->held_count;
+    if (need > args->found_cap) {
+        json_t **found = realloc (args->found, need * sizeof (*found));
+        if (!found) {
+            for (int i = 0; i < vt->held_count; i++)
+                json_decref (vt->held[i]);
+            return -1;
+        }
+        args->found = found;
+        args->found_cap = need;
     }
-    memcpy (found + args->found_count, vt->held,
-            vt->held_count * sizeof (*found));
-    args->found = found;
-    args->found_count += vt->held_count;
+    memcpy (args->found + args->found_count, vt->held,
+            vt->held_count * sizeof (*args->found));
+    args->found_count = need;
     return 0;
 }
 

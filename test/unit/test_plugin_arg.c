@@ -258,6 +258,48 @@ static void test_fill_and_find (void)
     json_decref (doc);
 }
 
+/* What a finder told is kept as long as the args, however many unpacks
+ * read it, and again after the args are emptied for the next callback. */
+static void test_found_kept (void)
+{
+    json_t *doc = json_loads ("{\"a\":1,\"b\":\"x\",\"f\":{\"g\":\"y\"}}", 0,
+                              NULL);
+    json_t *in = json_copy (doc);
+    flux_plugin_arg_t *args;
+    const char *b = NULL, *g = NULL, *b2 = NULL;
+    int a = 0;
+
+    json_object_del (in, "b");
+    json_object_del (in, "f");
+    args = plugin_arg_create_with (in, json_object ());
+    split_doc = doc;
+    plugin_arg_set_lazy (args, &split_lazy, NULL);
+    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:s}", "b", &b)
+                == 0
+            && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN,
+                                       "{s:i s:{s:s}}", "a", &a, "f", "g",
+                                       &g)
+                   == 0
+            && flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:s}", "b",
+                                       &b2)
+                   == 0,
+        "found: three unpacks read through the finder");
+    ok (b && g && b2 && !strcmp (b, "x") && !strcmp (g, "y")
+            && !strcmp (b2, "x") && a == 1,
+        "found: every string read is still there");
+    ok (plugin_arg_empty (args), "found: the args are emptied");
+    json_object_set_new (plugin_arg_in (args), "a", json_integer (2));
+    plugin_arg_set_lazy (args, &split_lazy, NULL);
+    b = g = NULL;
+    ok (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:i s:s s:{s:s}}",
+                                "a", &a, "b", &b, "f", "g", &g)
+                == 0
+            && a == 2 && b && !strcmp (b, "x") && g && !strcmp (g, "y"),
+        "found: emptied args read through the finder again");
+    flux_plugin_arg_destroy (args);
+    json_decref (doc);
+}
+
 static void unpack_cases (flux_plugin_arg_t *args, json_t *doc, int d)
 {
     SAME_AS_JANSSON ("{s:i}", "a", &T->i);
@@ -377,6 +419,7 @@ int main (void)
     test_lazy_args ();
     test_unpack_like_jansson ();
     test_fill_and_find ();
+    test_found_kept ();
     test_pack_like_jansson ();
     done_testing ();
 }
