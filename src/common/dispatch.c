@@ -434,6 +434,26 @@ struct jt_plugin *default_priority (struct runtime *rt,
     return first;
 }
 
+static bool plugins_answer (struct runtime *rt, const char *topic)
+{
+    int handlers = 0;
+    bool builtin = default_priority (rt, topic, &handlers) != NULL;
+    return handlers > (builtin ? 1 : 0);
+}
+
+bool plugins_give_priority (struct runtime *rt)
+{
+    struct dispatch *d = rt->dispatch;
+    unsigned gen = plugin_handlers_generation ();
+
+    if (d->priority_gen != gen) {
+        d->priority_from_plugins = plugins_answer (rt, "job.state.priority")
+                                   || plugins_answer (rt, "job.priority.get");
+        d->priority_gen = gen;
+    }
+    return d->priority_from_plugins;
+}
+
 const char *out_errmsg (flux_plugin_arg_t *args)
 {
     const char *s = NULL;

@@ -43,6 +43,8 @@ struct dispatch {
     int stack_len, stack_cap;
     struct topic_answer topic_cache[TOPIC_CACHE];
     struct topic_pointer by_pointer[TOPIC_POINTERS];
+    unsigned priority_gen; /* plugin_handlers_generation () of: */
+    bool priority_from_plugins; /* plugins_give_priority's answer */
     flux_plugin_arg_t *spare_args; /* emptied, for the next callback */
     struct args_job *spare_args_job; /* the same for the args' job part */
 };
@@ -101,5 +103,9 @@ bool stack_handles (struct runtime *rt, const char *topic);
 struct jt_plugin *default_priority (struct runtime *rt,
                                     const char *topic,
                                     int *handlers);
+/* Whether a plugin other than the builtin gives priorities
+ * (job.state.priority or job.priority.get): asked for every new job, so
+ * the answer is kept until the plugins' handlers change. */
+bool plugins_give_priority (struct runtime *rt);
 
 #endif

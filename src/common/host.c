@@ -406,19 +406,10 @@ int jobtap_host_job_urgency_get (uint64_t id)
     return urgency;
 }
 
-static bool plugins_answer (struct runtime *rt, const char *topic)
-{
-    int handlers = 0;
-    bool builtin = default_priority (rt, topic, &handlers) != NULL;
-    return handlers > (builtin ? 1 : 0);
-}
-
 bool jobtap_host_priority_from_plugins (void)
 {
     runtime_lock ();
-    struct runtime *rt = host_runtime ();
-    bool answer = plugins_answer (rt, "job.state.priority")
-                  || plugins_answer (rt, "job.priority.get");
+    bool answer = plugins_give_priority (host_runtime ());
     runtime_unlock ();
     return answer;
 }

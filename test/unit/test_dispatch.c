@@ -164,11 +164,22 @@ static void test_default_priority (void)
         "default_priority: the builtin, alone");
     ok (default_priority (&rt, "job.new", &n) == NULL && n == 0,
         "a topic the builtin doesn't handle: NULL, 0 handlers");
+    ok (!plugins_give_priority (&rt), "no plugin but the builtin gives one");
 
     other = core_plugin_make (&rt, "prio.so");
+    flux_plugin_add_handler (other->p, "job.state.depend", cb, NULL);
+    ok (!plugins_give_priority (&rt), "nor one with another topic");
     flux_plugin_add_handler (other->p, "job.priority.get", cb, NULL);
+    ok (plugins_give_priority (&rt),
+        "one that adds job.priority.get does, asked again");
     ok (default_priority (&rt, "job.priority.get", &n) == builtin && n == 2,
         "another plugin loaded after it: still the builtin, 2 handlers");
+    flux_plugin_remove_handler (other->p, "job.priority.get");
+    ok (!plugins_give_priority (&rt), "not once it removed it");
+    flux_plugin_add_handler (other->p, "job.state.priority", cb, NULL);
+    ok (plugins_give_priority (&rt), "job.state.priority gives one too");
+    flux_plugin_remove_handler (other->p, "job.state.priority");
+    flux_plugin_add_handler (other->p, "job.priority.get", cb, NULL);
 
     /* a plugin loaded before it answers first */
     rt.plugins = other;
@@ -180,6 +191,7 @@ static void test_default_priority (void)
     rt.plugins = builtin;
     builtin->next = NULL;
     jt_retire (&rt, other);
+    ok (!plugins_give_priority (&rt), "none once that plugin is gone");
 
     builtin->path = strdup ("/x/.priority-default");
     plugin_handlers_changed ();
