@@ -434,6 +434,27 @@ struct jt_plugin *default_priority (struct runtime *rt,
     return first;
 }
 
+struct jt_plugin *state_default_priority (struct runtime *rt,
+                                          int state,
+                                          const char *topic,
+                                          int *handlers)
+{
+    struct dispatch *d = rt->dispatch;
+    unsigned gen = plugin_handlers_generation ();
+    /* states are single bits, NEW (1) to INACTIVE (64) */
+    int i = state > 0 ? __builtin_ctz ((unsigned)state) : 8;
+
+    if (i >= 8 || (state & (state - 1)))
+        return default_priority (rt, topic, handlers);
+    struct state_answer *a = &d->by_state[i];
+    if (a->gen != gen) {
+        a->builtin = default_priority (rt, topic, &a->handlers);
+        a->gen = gen;
+    }
+    *handlers = a->handlers;
+    return a->builtin;
+}
+
 static bool plugins_answer (struct runtime *rt, const char *topic)
 {
     int handlers = 0;

@@ -43,6 +43,11 @@ struct dispatch {
     int stack_len, stack_cap;
     struct topic_answer topic_cache[TOPIC_CACHE];
     struct topic_pointer by_pointer[TOPIC_POINTERS];
+    struct state_answer {  /* state_default_priority's, by state */
+        unsigned gen;
+        struct jt_plugin *builtin;
+        int handlers;
+    } by_state[8];
     unsigned priority_gen; /* plugin_handlers_generation () of: */
     bool priority_from_plugins; /* plugins_give_priority's answer */
     flux_plugin_arg_t *spare_args; /* emptied, for the next callback */
@@ -103,6 +108,13 @@ bool stack_handles (struct runtime *rt, const char *topic);
 struct jt_plugin *default_priority (struct runtime *rt,
                                     const char *topic,
                                     int *handlers);
+/* default_priority of job.state.<state>, 'topic' (state.c's
+ * state_topic): every job enters four states, so the answers are kept by
+ * state until the plugins' handlers change. */
+struct jt_plugin *state_default_priority (struct runtime *rt,
+                                          int state,
+                                          const char *topic,
+                                          int *handlers);
 /* Whether a plugin other than the builtin gives priorities
  * (job.state.priority or job.priority.get): asked for every new job, so
  * the answer is kept until the plugins' handlers change. */

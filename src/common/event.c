@@ -206,7 +206,8 @@ static void event_job_action (struct job *job, struct event *ev, int prev_state)
     if (new_state != prev_state) {
         const char *topic = state_topic (new_state);
         int handlers;
-        struct jt_plugin *builtin = default_priority (rt, topic, &handlers);
+        struct jt_plugin *builtin =
+            state_default_priority (rt, new_state, topic, &handlers);
         if (builtin && handlers == 1)
             reprioritize_one (job, job->urgency);
         else if (handlers > 0) {

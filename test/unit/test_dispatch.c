@@ -165,6 +165,16 @@ static void test_default_priority (void)
     ok (default_priority (&rt, "job.new", &n) == NULL && n == 0,
         "a topic the builtin doesn't handle: NULL, 0 handlers");
     ok (!plugins_give_priority (&rt), "no plugin but the builtin gives one");
+    ok (state_default_priority (&rt, FLUX_JOB_STATE_PRIORITY,
+                                "job.state.priority", &n)
+                == builtin
+            && n == 1,
+        "state_default_priority: the builtin, alone, for PRIORITY");
+    ok (state_default_priority (&rt, FLUX_JOB_STATE_SCHED, "job.state.sched",
+                                &n)
+                == NULL
+            && n == 0,
+        "and nobody for SCHED");
 
     other = core_plugin_make (&rt, "prio.so");
     flux_plugin_add_handler (other->p, "job.state.depend", cb, NULL);
@@ -178,6 +188,23 @@ static void test_default_priority (void)
     ok (!plugins_give_priority (&rt), "not once it removed it");
     flux_plugin_add_handler (other->p, "job.state.priority", cb, NULL);
     ok (plugins_give_priority (&rt), "job.state.priority gives one too");
+    ok (state_default_priority (&rt, FLUX_JOB_STATE_PRIORITY,
+                                "job.state.priority", &n)
+                == builtin
+            && n == 2,
+        "state_default_priority: asked again, 2 handlers for PRIORITY");
+    flux_plugin_add_handler (other->p, "job.state.sched", cb, NULL);
+    ok (state_default_priority (&rt, FLUX_JOB_STATE_SCHED, "job.state.sched",
+                                &n)
+                == NULL
+            && n == 1,
+        "and 1 for SCHED once a plugin adds it");
+    ok (state_default_priority (&rt, FLUX_JOB_STATE_SCHED | FLUX_JOB_STATE_RUN,
+                                "job.state.priority", &n)
+                == builtin
+            && n == 2,
+        "a value not one state: the topic's answer");
+    flux_plugin_remove_handler (other->p, "job.state.sched");
     flux_plugin_remove_handler (other->p, "job.state.priority");
     flux_plugin_add_handler (other->p, "job.priority.get", cb, NULL);
 
