@@ -57,18 +57,6 @@ struct store {
 /* The most put_time_at writes. */
 #define TIME_MAX 32
 
-/* v in decimal at p; returns the end. */
-static char *put_u64_at (char *p, uint64_t v)
-{
-    char digits[20], *d = digits + sizeof (digits);
-    do {
-        *--d = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    size_t n = (size_t)(digits + sizeof (digits) - d);
-    return (char *)memcpy (p, d, n) + n;
-}
-
 /* A timestamp to the microsecond, as Flux's eventlogs have them, written
  * at p; returns the end. */
 static char *put_time_at (char *p, double t, struct seconds_text *last)

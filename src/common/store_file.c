@@ -44,14 +44,22 @@ void strbuf_destroy (struct strbuf *b)
     }
 }
 
-void strbuf_put_u64 (struct strbuf *b, uint64_t v)
+char *put_u64_at (char *p, uint64_t v)
 {
-    char tmp[24], *p = tmp + sizeof (tmp);
+    char digits[20], *d = digits + sizeof (digits);
     do {
-        *--p = (char)('0' + v % 10);
+        *--d = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    strbuf_put (b, p, (size_t)(tmp + sizeof (tmp) - p));
+    size_t n = (size_t)(digits + sizeof (digits) - d);
+    return (char *)memcpy (p, d, n) + n;
+}
+
+void strbuf_put_u64 (struct strbuf *b, uint64_t v)
+{
+    char *p = strbuf_room (b, 20);
+    if (p)
+        strbuf_wrote (b, (size_t)(put_u64_at (p, v) - p));
 }
 
 

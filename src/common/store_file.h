@@ -46,6 +46,8 @@ static inline void strbuf_puts (struct strbuf *b, const char *s)
 {
     strbuf_put (b, s, strlen (s));
 }
+/* v in decimal at p (room for 20 bytes); returns the end. */
+char *put_u64_at (char *p, uint64_t v);
 void strbuf_put_u64 (struct strbuf *b, uint64_t v);
 void strbuf_free (struct strbuf *b);
 /* strbuf_free and free of a malloc'd strbuf (NULL: nothing). */
