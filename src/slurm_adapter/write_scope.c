@@ -7,9 +7,9 @@
 #include "write_scope.h"
 
 /* Scopes are entered only under slurmctld's job write lock, which one
- * thread holds at a time, so one stack serves: the thread it is that
- * holder's is named, and any other thread (not holding the lock for us)
- * sees no scope.  Not thread-local storage: slurmctld starts a thread per
+ * thread holds at a time, so one stack serves, with the thread whose it
+ * is named: any other thread (not holding the lock for us) sees no
+ * scope.  Not thread-local storage: slurmctld starts a thread per
  * RPC, and each would allocate this library's TLS block on first use.
  * The holder is read by other threads, so atomically; the stack only by
  * the holder, whose lock orders it after the previous holder's leave. */
