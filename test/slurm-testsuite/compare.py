@@ -4,7 +4,8 @@
     compare.py OUTDIR [LABEL]
 
 OUTDIR/{without,with}/results.jsonl are jobtap_sts.py's files, and
-OUTDIR/MODE/seconds the wall time of that mode's run. An outcome is one of
+OUTDIR/MODE/seconds the wall time of that mode's run (and start-attempts
+how many starts its cluster took). An outcome is one of
 passed, failed (failed or error) and skipped. A test whose outcome differs
 between the modes is a failure (a skip against a pass too); one that fails
 in both is Slurm's or the cluster's, and is listed but not counted. Ends
@@ -36,9 +37,9 @@ def kind(outcome):
     return "failed" if outcome in ("failed", "error") else outcome
 
 
-def seconds(outdir, mode):
+def number(outdir, mode, name):
     try:
-        with open(os.path.join(outdir, mode, "seconds")) as f:
+        with open(os.path.join(outdir, mode, name)) as f:
             return float(f.read().strip())
     except (OSError, ValueError):
         return None
@@ -52,8 +53,10 @@ def main():
 
     for m in MODES:
         res = runs[m]
-        secs = seconds(outdir, m)
+        secs = number(outdir, m, "seconds")
         took = f", {secs / 60:.1f} min" if secs is not None else ""
+        if (number(outdir, m, "start-attempts") or 1) > 1:
+            took += " (its cluster started at the second try)"
         if res is None:
             print(f"{label}, {m} plugins: did not run{took}")
             continue
