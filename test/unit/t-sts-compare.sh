@@ -25,8 +25,13 @@ result without results.jsonl tests/t.py::same passed
 result with results.jsonl tests/t.py::same passed
 result without results.jsonl tests/t.py::both failed "boom"
 result with results.jsonl tests/t.py::both failed "boom"
+echo 2 >"$out/with/start-attempts"
+echo 1 >"$out/without/start-attempts"
 run
 is "$rc" 0 "equal outcomes: success"
+like "$got" "^Slurm X, with plugins: 2 run, .*\(its cluster started at the second try\)$" \
+	"a mode whose cluster took a second start says so"
+unlike "$got" "^Slurm X, without plugins: .*second try" "one that started at once does not"
 like "$got" "^1 passed, 0 failed$" "one equal outcome counted (a failure in both is not)"
 like "$got" "^No test's outcome differs between the modes\.$" "and said so"
 like "$got" "^  tests/t\.py::both: boom$" "the failure in both is listed"
