@@ -2,7 +2,7 @@
  * responses), reference counted, and where a request's response goes.
  *
  * Who calls it: service.c hands requests to plugin handlers, rpc.c makes
- * the requests of flux_rpc and reads their responses, host.c those of
+ * the requests of flux_rpc and reads their responses, host_service.c those of
  * the host's service calls.  Plugins use the flux_msg_*, flux_request_*
  * and flux_respond* calls of <flux/core.h>.  Calls log.h, and plugin.c's
  * packer (quickpack.h) for flux_respond_pack.
