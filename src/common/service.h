@@ -1,8 +1,9 @@
 /* Plugin services (flux_jobtap_service_register): finding the handler
  * for a request's topic and handing the request to it.
  *
- * Called by rpc.c (flux_rpc from plugins) and host_service.c (the host's service
- * calls); calls jtplugin.h and msg.h.  Under the runtime lock. */
+ * Called by rpc.c (flux_rpc from plugins) and host_service.c (the
+ * host's service calls); calls jtplugin.h and msg.h.  Under the runtime
+ * lock. */
 #ifndef JOBTAP_SERVICE_H
 #define JOBTAP_SERVICE_H
 
