@@ -16,6 +16,7 @@
 #include <syslog.h>
 #include <stdbool.h>
 #include <stdarg.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #include "plugin.h"
@@ -104,6 +105,25 @@ const char *flux_job_statetostr (flux_job_state_t state, const char *fmt);
 int flux_job_strtostate (const char *s, flux_job_state_t *state);
 const char *flux_job_resulttostr (flux_job_result_t result, const char *fmt);
 int flux_job_strtoresult (const char *s, flux_job_result_t *result);
+
+/* Job ids as text. type: "dec" (NULL), "hex", "dothex", "kvs", "f58" or
+ * "f58plain"; Flux's "words" and "emoji" fail with EPROTO here.  Parse
+ * takes any of the others. */
+int flux_job_id_parse (const char *s, flux_jobid_t *id);
+int flux_job_id_encode (flux_jobid_t id,
+                        const char *type,
+                        char *buf,
+                        size_t bufsz);
+
+/* Metrics: accepted and dropped, as by a Flux broker without
+ * FLUX_FRIPP_STATSD (docs/api.md). */
+void flux_stats_count (flux_t *h, const char *name, ssize_t count);
+void flux_stats_gauge_set (flux_t *h, const char *name, ssize_t value);
+void flux_stats_gauge_inc (flux_t *h, const char *name, ssize_t inc);
+void flux_stats_timing (flux_t *h, const char *name, double ms);
+void flux_stats_set_period (flux_t *h, double period);
+void flux_stats_set_prefix (flux_t *h, const char *fmt, ...);
+bool flux_stats_enabled (flux_t *h, const char *metric);
 
 /* Logging: routed to the scheduler's log.  A NULL handle logs too. */
 int flux_vlog (flux_t *h, int level, const char *fmt, va_list ap);

@@ -63,12 +63,14 @@ int flux_jobtap_job_set_flag (flux_plugin_t *p,
                               flux_jobid_t id,
                               const char *flag);
 
+/* No format attribute: Flux declares none, and plugins that build with
+ * -Werror against Flux's header must build against this one. */
 int flux_jobtap_raise_exception (flux_plugin_t *p,
                                  flux_jobid_t id,
                                  const char *type,
                                  int severity,
                                  const char *fmt,
-                                 ...) FLUX_JOBTAP_PRINTF (5, 6);
+                                 ...);
 
 int flux_jobtap_event_post_pack (flux_plugin_t *p,
                                  flux_jobid_t id,

@@ -66,7 +66,7 @@ int flux_plugin_aux_set (flux_plugin_t *p,
                          void *val,
                          void (*free_fn) (void *));
 void *flux_plugin_aux_get (flux_plugin_t *p, const char *key);
-void flux_plugin_aux_delete_value (flux_plugin_t *p, void *val);
+void flux_plugin_aux_delete_value (flux_plugin_t *p, const void *val);
 void flux_plugin_aux_delete (flux_plugin_t *p, const void *val);
 
 int flux_plugin_set_conf (flux_plugin_t *p, const char *json_str);

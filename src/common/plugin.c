@@ -334,7 +334,7 @@ void *flux_plugin_aux_get (flux_plugin_t *p, const char *key)
     return aux_get (p->aux, key);
 }
 
-void flux_plugin_aux_delete_value (flux_plugin_t *p, void *val)
+void flux_plugin_aux_delete_value (flux_plugin_t *p, const void *val)
 {
     if (p)
         aux_delete_value (&p->aux, val);

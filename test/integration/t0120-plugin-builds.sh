@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # jobtap plugins as Flux builds them, loaded by slurmctld: one compiled as an
 # unlinked module (only `pkg-config --cflags`, as flux-core builds its
-# -module plugins) deciding on jobs, and one that unsubscribes from a job
-# inside its job.event.* callback, as flux-core's subscribe test plugin does.
+# -module plugins, with -Wall -Werror) deciding on jobs, naming them in
+# Flux's F58 and counting them in Flux's metrics, and one that unsubscribes
+# from a job inside its job.event.* callback, as flux-core's subscribe test
+# plugin does.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/cluster.sh"
 
@@ -26,11 +28,38 @@ static int validate (flux_plugin_t *p, const char *topic,
         return -1;
     if (name && !strcmp (json_string_value (name), "module-no"))
         return flux_jobtap_reject_job (p, args, "a module plugin says no");
+    /* flux-core's test plugins raise exceptions with an empty text: a
+     * format check on this call would fail this -Werror build */
+    if (name && !strcmp (json_string_value (name), "module-exception"))
+        return flux_jobtap_raise_exception (p, FLUX_JOBTAP_CURRENT_JOB,
+                                            "test", 0, "");
+    return 0;
+}
+
+static int new_job (flux_plugin_t *p, const char *topic,
+                    flux_plugin_arg_t *args, void *arg)
+{
+    static ssize_t count;
+    flux_jobid_t id, back = 0;
+    char f58[32];
+    flux_t *h = flux_jobtap_get_flux (p);
+    (void)topic;
+    (void)arg;
+    if (flux_plugin_arg_unpack (args, FLUX_PLUGIN_ARG_IN, "{s:I}", "id", &id) < 0
+        || flux_job_id_encode (id, "f58", f58, sizeof (f58)) < 0
+        || flux_job_id_parse (f58, &back) < 0)
+        return -1;
+    flux_stats_count (h, "new.count", ++count);
+    flux_log (h, LOG_INFO, "module: job %ju is %s, %s back", (uintmax_t)id,
+              f58, back == id ? "parsed" : "NOT parsed");
     return 0;
 }
 
 int flux_plugin_init (flux_plugin_t *p)
 {
+    flux_stats_set_prefix (flux_jobtap_get_flux (p), "flux.job.%s", "module");
+    if (flux_plugin_add_handler (p, "job.new", new_job, NULL) < 0)
+        return -1;
     return flux_plugin_add_handler (p, "job.validate", validate, NULL);
 }
 C
@@ -61,6 +90,18 @@ for id in "${ids[@]}"; do
 done
 like "$(cluster_log | grep "unsubscribe: job ${ids[0]} heard " | sed 's/.* heard //' | tr '\n' ' ')" \
 	'^validate depend $' "the events it heard are validate and depend"
+# Flux's F58: base 58 after an f (an ƒ where slurmctld's locale is UTF-8)
+f58=$(python3 -c 'import sys
+a = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+n, s = int(sys.argv[1]), ""
+while True:
+    n, r = divmod(n, 58)
+    s = a[r] + s
+    if not n: break
+print(s)' "${ids[2]}")
+like "$(cluster_log | grep "module: job ${ids[2]} is ")" \
+	"module: job ${ids[2]} is (f|ƒ)$f58, parsed back\$" \
+	"the module names job ${ids[2]} in F58 ($f58) and parses it back"
 ok "$(kill -0 "$ctld"; echo $?)" "slurmctld is alive"
 
 cluster_finish
