@@ -1,9 +1,9 @@
 /* Job ids as text, in Flux's encodings: decimal, hex ("0x..."), dothex
  * (four groups of four hex digits), kvs ("job." and dothex) and F58 (base
- * 58 after an "ƒ", or an "f" where the locale is not UTF-8 or FLUX_F58_
- * FORCE_ASCII is set, as Flux does). Flux's "words" and "emoji" need
- * Flux's word and emoji lists, which are not here: encoding to them fails
- * as an unknown encoding does (EPROTO), and parsing them with EINVAL. */
+ * 58 after an "ƒ"; after an "f" where the locale is not UTF-8 or
+ * FLUX_F58_FORCE_ASCII is set, as in Flux). Flux's "words" and "emoji"
+ * need its word and emoji lists, which are not here: encoding to them
+ * fails as an unknown encoding does (EPROTO), and parsing with EINVAL. */
 #include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
