@@ -272,13 +272,16 @@ int jobtap_host_job_event_posted (uint64_t id, const char *name)
 static void sched_annotate (struct job *job)
 {
     char *summary = job->R ? rsummary (job->R) : NULL;
-    json_t *a;
+    json_t *sched = summary ? json_object () : NULL;
+    json_t *a = sched ? json_object () : NULL;
 
-    if (summary
-        && (a = json_pack ("{s:{s:s}}", "sched", "resource_summary", summary))) {
+    /* built by hand: json_pack's format walk costs more than the rest */
+    if (a && !json_object_set_new (sched, "resource_summary",
+                                   json_string (summary))
+        && !json_object_set (a, "sched", sched))
         annotations_post (job, a);
-        json_decref (a);
-    }
+    json_decref (sched);
+    json_decref (a);
     free (summary);
 }
 
@@ -562,19 +565,12 @@ json_t *jobtap_host_job_info (uint64_t id)
     return o;
 }
 
-json_t *jobtap_host_job_list (void)
+uint64_t *jobtap_host_job_ids (size_t *count)
 {
-    struct runtime *rt = host_runtime ();
-    json_t *a = json_array ();
-    struct job **v;
-    int n = 0;
+    uint64_t *ids;
 
     runtime_lock ();
-    if (a && (v = table_snapshot (rt, &n, false))) {
-        for (int i = 0; i < n; i++)
-            json_array_append_new (a, json_integer ((json_int_t)v[i]->id));
-        snapshot_free (v, n);
-    }
+    ids = table_bound_ids (host_runtime (), count);
     runtime_unlock ();
-    return a;
+    return ids;
 }

@@ -32,6 +32,21 @@ int main (void)
                     "{\"rank\":\"2\",\"children\":{\"core\":\"0,2\"}}]}}"),
         "rank[0-1]/core[0-3],gpu0 rank2/core[0,2]",
         "core first, then the GPUs; entries space-separated");
+    is (summary_of ("{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0\","
+                    "\"children\":{\"gpu\":\"1\",\"core\":\"0\",\"fpga\":\"2-3\"}}]}}"),
+        "rank0/core0,fpga[2-3],gpu1", "children after core by name");
+    /* longer than the buffer's first size */
+    char R[2048] = "{\"version\":1,\"execution\":{\"R_lite\":[";
+    char want[1024] = "";
+    for (int i = 0; i < 12; i++) {
+        snprintf (R + strlen (R), sizeof (R) - strlen (R),
+                  "%s{\"rank\":\"%d\",\"children\":{\"core\":\"0-%d\"}}",
+                  i ? "," : "", 100 + i, 10 + i);
+        snprintf (want + strlen (want), sizeof (want) - strlen (want),
+                  "%srank%d/core[0-%d]", i ? " " : "", 100 + i, 10 + i);
+    }
+    strcat (R, "]}}");
+    is (summary_of (R), want, "12 entries (%zu bytes)", strlen (want));
     is (summary_of ("{\"version\":1,\"execution\":{\"R_lite\":[]}}"), "(null)",
         "no R_lite entries: none");
     is (summary_of ("{\"version\":1}"), "(null)", "no execution: none");
