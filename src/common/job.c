@@ -262,6 +262,24 @@ void snapshot_free (struct job **v, int n)
     free (v);
 }
 
+flux_jobid_t *table_bound_ids (struct runtime *rt, size_t *countp)
+{
+    size_t n = 0, i = 0;
+    flux_jobid_t *ids;
+    for (size_t b = 0; b < rt->jobs->nbuckets; b++)
+        for (struct job *j = rt->jobs->buckets[b]; j; j = j->hnext)
+            n += job_is_bound (j);
+    *countp = 0;
+    if (!(ids = malloc ((n + 1) * sizeof (*ids))))
+        return NULL;
+    for (size_t b = 0; b < rt->jobs->nbuckets; b++)
+        for (struct job *j = rt->jobs->buckets[b]; j; j = j->hnext)
+            if (job_is_bound (j))
+                ids[i++] = j->id;
+    *countp = i;
+    return ids;
+}
+
 /* --- job aux ----------------------------------------------------------- */
 
 struct job_aux *job_aux_find (struct job *job, struct jt_plugin *jt)

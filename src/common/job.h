@@ -237,6 +237,9 @@ struct job **table_snapshot (struct runtime *rt,
                              int *countp,
                              bool include_provisional);
 void snapshot_free (struct job **v, int n);
+/* The ids of the bound jobs (no references taken): malloc'd, *countp of
+ * them; NULL with ENOMEM. */
+flux_jobid_t *table_bound_ids (struct runtime *rt, size_t *countp);
 /* Remove from the table and drop the table's reference (the caller
  * forgets it in the store first: store_forget). */
 void job_forget (struct job *job);

@@ -539,9 +539,10 @@ int jobtap_host_job_perilog_wait (uint64_t id);
  * ENOENT if unknown. */
 json_t *jobtap_host_job_info (uint64_t id);
 
-/* A new array of the ids of all known jobs, the inactive ones the
- * runtime still keeps too (not provisional). */
-json_t *jobtap_host_job_list (void);
+/* The ids of all known jobs, the inactive ones the runtime still keeps
+ * too (not provisional): a malloc'd array of *count ids (the caller frees
+ * it), or NULL with ENOMEM. */
+uint64_t *jobtap_host_job_ids (size_t *count);
 
 /* Forget an inactive job now (job.inactive-remove).  ENOENT/EINVAL. */
 int jobtap_host_job_purge (uint64_t id);

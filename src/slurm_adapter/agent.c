@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
@@ -33,13 +34,11 @@
  * brought up to date. */
 static void sweep_jobs (void)
 {
-    json_t *ids = jobtap_host_job_list ();
-    size_t i;
-    json_t *v;
+    size_t n = 0;
+    uint64_t *ids = jobtap_host_job_ids (&n);
 
-    json_array_foreach (ids, i, v)
-    {
-        uint64_t id = json_integer_value (v);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = ids[i];
         job_record_t *job = array_record_of (id);
         int state = jobtap_host_job_state (id);
         if (!job) {
@@ -64,7 +63,7 @@ static void sweep_jobs (void)
         else if (IS_JOB_PENDING (job))
             actions_hold_refresh (job); /* its Slurm dependency may be met */
     }
-    json_decref (ids);
+    free (ids);
 }
 
 /* slurmctld has finished starting, after the priority plugin's init()

@@ -193,6 +193,15 @@ static void test_bound_and_snapshot (void)
     snapshot_free (v, n);
     isint (bound[0]->refcount, 1, "snapshot_free drops it");
 
+    size_t nids = 0;
+    flux_jobid_t *ids = table_bound_ids (&rt, &nids), sum = 0;
+    isint (nids, 3, "table_bound_ids lists the 3 bound jobs");
+    for (size_t i = 0; i < nids; i++)
+        sum += ids[i];
+    isint (sum, 100 + 101 + 102, "by their ids, each once");
+    isint (bound[0]->refcount, 1, "holding no reference");
+    free (ids);
+
     v = table_snapshot (&rt, &n, true);
     isint (n, 5, "a snapshot with provisional jobs holds all 5");
     isint (prov[1]->refcount, 2, "provisional jobs are held too");

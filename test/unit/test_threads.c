@@ -52,17 +52,16 @@ static void *meddler (void *arg)
 {
     (void)arg;
     while (!done) {
-        json_t *l = jobtap_host_job_list ();
-        size_t i;
-        json_t *v;
-        json_array_foreach (l, i, v) {
+        size_t n = 0;
+        uint64_t *ids = jobtap_host_job_ids (&n);
+        for (size_t i = 0; i < n; i++) {
             int64_t p;
             json_t *info;
-            jobtap_host_job_priority (json_integer_value (v), &p);
-            if ((info = jobtap_host_job_info (json_integer_value (v))))
+            jobtap_host_job_priority (ids[i], &p);
+            if ((info = jobtap_host_job_info (ids[i])))
                 json_decref (info);
         }
-        json_decref (l);
+        free (ids);
         jobtap_host_reprioritize_all ();
         json_t *q = jobtap_host_plugin_query ("policy.so", NULL);
         json_decref (q);
@@ -99,14 +98,14 @@ int main (void)
            "every job's aux was destroyed exactly once");
     isint (log_count ("^policy: aux destroyed: abort$"),
            NTHREADS * (NJOBS / 10), "aborted submits released their aux");
-    json_t *l = jobtap_host_job_list (), *v;
-    size_t i, active = 0;
-    json_array_foreach (l, i, v)
-        if (jobtap_host_job_state (json_integer_value (v))
-            != JOBTAP_STATE_INACTIVE)
+    size_t n = 0, active = 0;
+    uint64_t *ids = jobtap_host_job_ids (&n);
+    ok (ids != NULL, "the job ids are listed (%zu inactive jobs kept)", n);
+    for (size_t i = 0; i < n; i++)
+        if (jobtap_host_job_state (ids[i]) != JOBTAP_STATE_INACTIVE)
             active++;
     isint (active, 0, "no active jobs remain");
-    json_decref (l);
+    free (ids);
     ok (jobtap_host_job_info (1) == NULL,
         "old inactive jobs were purged (inactive-max)");
     jobtap_host_fini ();
