@@ -12,16 +12,45 @@
 # and prints the top inclusive entries. The dump without ".1" is written
 # at exit (teardown) and is not the one to read. Slow: slurmctld runs ~50x
 # slower under valgrind.
+#
+# By default the node is drained, so the profile holds the submissions
+# alone (Slurm's node test included, as SchedulerParameters=defer keeps).
+# With --run the node stays up, prep/jobtap is loaded in the jobtap modes
+# and each job runs and ends before the dump: a job's whole life in
+# slurmctld (submission, start, prolog and epilog topics, completion).
+# Completions are counted in slurmctld's log, not by asking slurmctld,
+# so the waiting adds nothing to the profile.
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib/cluster.sh"
 . "$top/bench/lib.sh"
-mode=${1:?usage: $0 MODE [N] [OUTFILE]} n=${2:-300} outfile=${3:-/tmp/ctld.$1.callgrind}
+run=0
+[ "${1:-}" = --run ] && { run=1; shift; }
+mode=${1:?usage: $0 [--run] MODE [N] [OUTFILE]} n=${2:-300} outfile=${3:-/tmp/ctld.$1.callgrind}
+
+# Jobs that have ended, by slurmctld's log.
+_profile_jobs_done() {
+	grep -c '_job_complete: JobId=[0-9]* done' "$CLUSTER_DIR/log/slurmctld.log"
+}
+
+# Submit COUNT jobs; with --run, wait until DONE jobs have ended in all.
+_profile_submit() {
+	local count=$1 done=$2
+	"$BENCH_CLIENT" -q -s -n "$count" -t 2 >/dev/null || return 1
+	[ "$run" = 1 ] || return 0
+	cluster_wait_for 1800 eval '[ "$(_profile_jobs_done)" -ge "$done" ]' ||
+		{ bench_say "$(_profile_jobs_done) of $done jobs ended"; return 1; }
+}
 
 # The runtime's jansson pool stays off under valgrind unless asked for;
 # the profile is of what slurmctld runs in production.
 export SLURM_JOBTAP_JSON_POOL=${SLURM_JOBTAP_JSON_POOL:-1}
 bench_cluster_start || exit 1
-bench_restart "$mode" defer || bench_finish 1
+if [ "$run" = 1 ]; then
+	bench_restart "$mode" default || bench_finish 1
+	case $mode in a | b) ;; *) echo "PrEpPlugins=prep/jobtap" >>"$SLURM_CONF" ;; esac
+else
+	bench_restart "$mode" defer || bench_finish 1
+fi
 pid=${CLUSTER_PIDS[1]}
 kill "$pid"
 _cluster_wait_exit "$pid" 60
@@ -30,11 +59,11 @@ valgrind --tool=callgrind --callgrind-out-file="$outfile" \
 	/usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER_DIR/log/slurmctld.out" 2>&1 &
 CLUSTER_PIDS[1]=$!
 cluster_wait_for 300 _bench_node_up || { bench_say "slurmctld under valgrind did not come up"; bench_finish 1; }
-scontrol update nodename="$CLUSTER_NODE" state=drain reason=bench
-"$BENCH_CLIENT" -q -s -n 300 -t 2 >/dev/null
+[ "$run" = 1 ] || scontrol update nodename="$CLUSTER_NODE" state=drain reason=bench
+_profile_submit 300 300 || bench_finish 1
 sleep 2
 callgrind_control -z "${CLUSTER_PIDS[1]}" >/dev/null
-"$BENCH_CLIENT" -q -s -n "$n" -t 2
+_profile_submit "$n" $((300 + n)) || bench_finish 1
 sleep 2
 callgrind_control -d "${CLUSTER_PIDS[1]}" >/dev/null
 cluster_stop; _bench_cgroup_remove
