@@ -10,7 +10,7 @@
 #include "json_util.h"
 #include "log.h"
 #include "runtime.h"
-#include "store_file.h"
+#include "strbuf.h"
 
 #define NBUCKETS_MIN 4096
 

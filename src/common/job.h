@@ -4,7 +4,7 @@
  * of jobs and the ring of jobs whose jobspec tree is kept (spec.c decides
  * who enters it).  A job is refcounted and knows its runtime (job->rt).
  * Called by every module that handles jobs; calls aux.c, log.c and the
- * strbuf of store_file.c only. */
+ * strbuf.c only. */
 #ifndef JOBTAP_JOB_H
 #define JOBTAP_JOB_H
 

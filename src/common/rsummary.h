@@ -2,7 +2,7 @@
  * allocation with it (annotations.sched.resource_summary): one
  * "rank<ids>/core<ids>[,gpu<ids>...]" per R_lite entry, space-separated,
  * an idset in brackets when it names more than one id ("rank0/core[0-1]").
- * Called by host.c at alloc; needs only jansson. */
+ * Called by host.c at alloc; calls strbuf.c (and jansson). */
 #ifndef JOBTAP_RSUMMARY_H
 #define JOBTAP_RSUMMARY_H
 

@@ -11,7 +11,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "spec.h"
-#include "store_file.h"
+#include "strbuf.h"
 
 /* The updates' objects let go: from now on they are read from the list's
  * text. */

@@ -20,6 +20,7 @@
 #include "state.h"
 #include "store.h"
 #include "store_file.h"
+#include "strbuf.h"
 
 /* A journal this large (and larger than the snapshot) is merged. */
 #define JOURNAL_MERGE_BYTES (8u << 20)
@@ -47,6 +48,7 @@ struct store {
     size_t snapshot_bytes;
     bool merging;
     bool write_failed;    /* logged once until a write succeeds */
+    bool record_dropped;  /* logged once until a record is kept */
     bool unsynced;        /* written since the last fdatasync */
     struct strbuf buf;    /* recorded, not written (runtime lock) */
     struct seconds_text seconds; /* of the last timestamp recorded */
@@ -231,6 +233,32 @@ static void drop_kept_one (struct store *s, flux_jobid_t id)
     json_object_del (s->kept, key);
 }
 
+/* A record written into b from 'start' on: true, or false when a write
+ * of it was dropped (out of memory), and then none of it is kept: a
+ * line cut short would make the rest of the journal unreadable. */
+static bool record_end (struct store *s,
+                        struct strbuf *b,
+                        size_t start,
+                        struct job *job,
+                        const struct event *ev)
+{
+    if (!b->dropped) {
+        s->record_dropped = false;
+        return true;
+    }
+    strbuf_truncate (b, start);
+    b->dropped = false;
+    if (!s->record_dropped && job_is_bound (job))
+        runtime_log (LOG_ERR, "jobtap: out of memory: JobId=%ju's %s entry "
+                     "is not kept (a restart would not see it)",
+                     (uintmax_t)job->id, ev ? ev->name : "forget");
+    else if (!s->record_dropped)
+        runtime_log (LOG_ERR, "jobtap: out of memory: a new job's %s entry "
+                     "is not kept (a restart would not see it)", ev->name);
+    s->record_dropped = true;
+    return false;
+}
+
 void store_record_event (struct job *job, struct event *ev)
 {
     struct store *s = job->rt->store;
@@ -246,12 +274,15 @@ void store_record_event (struct job *job, struct event *ev)
         b = job->store_pending;
         if (!b->cap) /* room for a submission's few entries at once */
             (void)strbuf_room (b, 480);
+        size_t start = b->len;
         if (b->len)
             strbuf_put (b, ",", 1);
         put_entry (b, job, ev);
+        record_end (s, b, start, job, ev);
         return;
     }
     b = &s->buf;
+    size_t start = b->len;
     if (!job->store_started) {
         /* the first line of a job's history replaces any earlier job of
          * that id (requeued, or lost by the scheduler) */
@@ -265,6 +296,10 @@ void store_record_event (struct job *job, struct event *ev)
         }
         else if (ev->kind != EV_SUBMIT)
             put_submit (b, job); /* submitted before the store opened */
+        put_entry (b, job, ev);
+        strbuf_puts (b, "]}\n");
+        if (!record_end (s, b, start, job, ev))
+            return; /* the history begins again with the next event */
         if (!s->spare_pending && job->store_pending
             && job->store_pending->data
             && job->store_pending->cap <= SPARE_MAX) {
@@ -276,11 +311,12 @@ void store_record_event (struct job *job, struct event *ev)
             strbuf_destroy (job->store_pending);
         job->store_pending = NULL;
         job->store_started = true;
+        return;
     }
-    else
-        line_begin (b, job->id, ",\"e\":[");
+    line_begin (b, job->id, ",\"e\":[");
     put_entry (b, job, ev);
     strbuf_puts (b, "]}\n");
+    record_end (s, b, start, job, ev);
 }
 
 void store_forget_job (struct job *job)
@@ -288,7 +324,9 @@ void store_forget_job (struct job *job)
     struct store *s = job->rt->store;
     if (!job_is_bound (job) || !job->store_started)
         return;
+    size_t start = s->buf.len;
     line_begin (&s->buf, job->id, ",\"forget\":true}\n");
+    record_end (s, &s->buf, start, job, NULL);
     job->store_started = false;
 }
 
@@ -475,9 +513,11 @@ ssize_t store_flush (struct runtime *rt, bool sync)
             runtime_lock ();
             if (b.len + s->buf.len <= UNWRITTEN_MAX) {
                 strbuf_put (&b, s->buf.data ? s->buf.data : "", s->buf.len);
-                strbuf_free (&s->buf);
-                s->buf = b;
-                b.data = NULL;
+                if (!b.dropped) {
+                    strbuf_free (&s->buf);
+                    s->buf = b;
+                    b.data = NULL;
+                }
             }
             runtime_unlock ();
             rc = -1;

@@ -14,55 +14,9 @@
 #include "host_error.h"
 #include "log.h"
 #include "store_file.h"
+#include "strbuf.h"
 
 #define STORE_VERSION 1
-
-int strbuf_grow (struct strbuf *b, size_t n)
-{
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + n + 1)
-        cap *= 2;
-    char *d = realloc (b->data, cap);
-    if (!d)
-        return -1;
-    b->data = d;
-    b->cap = cap;
-    return 0;
-}
-
-void strbuf_free (struct strbuf *b)
-{
-    free (b->data);
-    memset (b, 0, sizeof (*b));
-}
-
-void strbuf_destroy (struct strbuf *b)
-{
-    if (b) {
-        free (b->data);
-        free (b);
-    }
-}
-
-char *put_u64_at (char *p, uint64_t v)
-{
-    char digits[20], *d = digits + sizeof (digits);
-    do {
-        *--d = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    size_t n = (size_t)(digits + sizeof (digits) - d);
-    return (char *)memcpy (p, d, n) + n;
-}
-
-void strbuf_put_u64 (struct strbuf *b, uint64_t v)
-{
-    char *p = strbuf_room (b, 20);
-    if (p)
-        strbuf_wrote (b, (size_t)(put_u64_at (p, v) - p));
-}
-
-
 
 char *store_path (const char *dir, const char *name)
 {
@@ -316,7 +270,7 @@ int store_write_snapshot (const char *dir,
         strbuf_puts (&b, "}\n");
         free (e);
     }
-    if (!b.data) {
+    if (!b.data || b.dropped) {
         errprintf (err, "out of memory");
         goto done;
     }

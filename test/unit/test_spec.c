@@ -12,7 +12,7 @@
 #include "job.h"
 #include "runtime.h"
 #include "spec.h"
-#include "store_file.h"
+#include "strbuf.h"
 #include "core_util.h"
 #include "find_json.h"
 #include "tap.h"
