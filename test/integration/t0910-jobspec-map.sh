@@ -21,9 +21,8 @@ TOML
 # Memory, features and licenses for the requests below. No GRES: slurmd
 # here does not report a counted GPU (t0800); GPUs and other TRES are in
 # test_slurm_jobspec and t-jobtap-run.sh.
-node=$(hostname -s)
-cluster_start --jobtap-conf "$conf" --conf "Licenses=lic:4
-NodeName=$node NodeAddr=127.0.0.1 CPUs=2 RealMemory=300 Features=big,fast State=UNKNOWN" ||
+cluster_start --jobtap-conf "$conf" --conf "Licenses=lic:4" \
+	--node-conf "CPUs=2 RealMemory=300 Features=big,fast" ||
 	bail_out "cluster did not start"
 rm -f "$conf"
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock

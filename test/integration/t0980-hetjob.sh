@@ -46,7 +46,7 @@ keep-eventlog = true
 reprioritize-period = 3
 TOML
 # hetjobs start only in backfill passes: one a second
-cluster_start --twin --conf SchedulerParameters=bf_interval=1 --jobtap-conf "$conf" || bail_out "cluster did not start"
+cluster_start --nodes 2 --conf SchedulerParameters=bf_interval=1 --jobtap-conf "$conf" || bail_out "cluster did not start"
 rm -f "$conf"
 jobtap=$JOBTAP_BUILD_DIR/src/jobtap/jobtap
 export JOBTAP_CONTROL_SOCKET=$CLUSTER_DIR/state/jobtap.sock

@@ -73,7 +73,7 @@ observe() {
 run_mode() {
 	mode=$1
 	shift
-	cluster_start --twin "$@" || bail_out "the $mode cluster did not start"
+	cluster_start --nodes 2 "$@" || bail_out "the $mode cluster did not start"
 	observe >"$CLUSTER_DIR/observed"
 	cp "$CLUSTER_DIR/observed" "$results/$mode"
 	cluster_stop

@@ -1,4 +1,4 @@
-# A private one-node Slurm cluster for tests and the demo. Sourced.
+# A private Slurm cluster (one node, or more with --nodes) for tests and the demo. Sourced.
 #
 #   cluster_start [--conf LINES] [--jobtap-conf FILE] [--no-jobtap]
 #                 [--file NAME TEXT]  another config file beside slurm.conf
@@ -11,9 +11,13 @@
 #                 [--accounting]  slurmdbd and a private MariaDB beside it
 #                 (test/lib/accounting.sh); the cluster, account "jobtap"
 #                 and root are added
-#                 [--twin]  a second node, "twin", beside the first: another
-#                 slurmd on the same address and a port of its own (a
-#                 heterogeneous job needs a node per component)
+#                 [--nodes N]  N nodes (default 1): beside the first
+#                 ($CLUSTER_NODE), twin1 to twin<N-1>, each another slurmd
+#                 on the same address with a port of its own (a
+#                 heterogeneous job needs a node per component; Slurm's own
+#                 tests ask for up to 18)
+#                 [--node-conf TEXT]  every node's resources (default
+#                 "CPUs=2"), e.g. "CPUs=4 RealMemory=4000 Gres=gpu:1"
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
 #   cluster_stop  [--failed]
 #   cluster_public_copy FILE  a copy other users may run (the clone may sit
@@ -150,12 +154,13 @@ cluster_slurm_release() {
 }
 
 _cluster_write_conf() {
-	local extra=$1 jobtap=$2 ctld_port slurmd_port twin_port=""
+	local extra=$1 jobtap=$2 ctld_port slurmd_port twin_ports=() i port
 	ctld_port=$(_cluster_free_port) && slurmd_port=$(_cluster_free_port) ||
 		{ _cluster_say "no free port"; return 1; }
-	if [ "$_cluster_twin" = 1 ]; then
-		twin_port=$(_cluster_free_port) || { _cluster_say "no free port"; return 1; }
-	fi
+	for ((i = 1; i < _cluster_nodes; i++)); do
+		port=$(_cluster_free_port) || { _cluster_say "no free port"; return 1; }
+		twin_ports+=("$port")
+	done
 	local defaults
 	defaults=$(
 		cat <<EOF
@@ -197,23 +202,20 @@ PrioritySiteFactorPlugin=site_factor/jobtap
 PrEpPlugins=prep/script,prep/jobtap
 EOF
 		fi
-		if [ "$_cluster_twin" = 1 ]; then
-			# a second node, "twin": another slurmd on the same address
-			# with a port of its own; each slurmd's files by node name (%n)
+		echo "NodeName=$CLUSTER_NODE NodeAddr=$CLUSTER_ADDR $_cluster_node_conf State=UNKNOWN"
+		if [ "$_cluster_nodes" -gt 1 ]; then
+			# twin1...: other slurmds on the same address, each on a port
+			# of its own, each slurmd's files by node name (%n)
 			cat <<EOF
 SlurmdSpoolDir=$CLUSTER_DIR/spool/%n
 SlurmdPidFile=$CLUSTER_DIR/run/slurmd-%n.pid
 SlurmdLogFile=$CLUSTER_DIR/log/slurmd-%n.log
-NodeName=$CLUSTER_NODE NodeAddr=$CLUSTER_ADDR CPUs=2 State=UNKNOWN
-NodeName=twin NodeAddr=$CLUSTER_ADDR Port=$twin_port CPUs=2 State=UNKNOWN
-PartitionName=debug Nodes=$CLUSTER_NODE,twin Default=YES MaxTime=INFINITE State=UP
 EOF
-		else
-			cat <<EOF
-NodeName=$CLUSTER_NODE NodeAddr=$CLUSTER_ADDR CPUs=2 State=UNKNOWN
-PartitionName=debug Nodes=$CLUSTER_NODE Default=YES MaxTime=INFINITE State=UP
-EOF
+			for i in "${!twin_ports[@]}"; do
+				echo "NodeName=twin$((i + 1)) NodeAddr=$CLUSTER_ADDR Port=${twin_ports[i]} $_cluster_node_conf State=UNKNOWN"
+			done
 		fi
+		echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
 	)
 	if [ -n "$CLUSTER_BACKUP_ADDR" ]; then
 		# after the primary's; a short timeout, as tests wait for it
@@ -296,9 +298,11 @@ cluster_wait_for() {
 	return 0
 }
 
+# Every node idle (sinfo -N lists a node once per partition).
 _cluster_node_idle() {
-	[ "$(sinfo -h -n "$CLUSTER_NODE" -o %T 2>/dev/null)" = idle ] &&
-		{ [ "${_cluster_twin:-0}" = 0 ] || [ "$(sinfo -h -n twin -o %T 2>/dev/null)" = idle ]; }
+	local states
+	states=$(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u) || return 1
+	[ "$(grep -c ' idle$' <<<"$states")" -eq "${_cluster_nodes:-1}" ]
 }
 
 # Start the cluster; a port taken between our check and the daemon's bind
@@ -317,7 +321,7 @@ _cluster_start_once() {
 	local extra="" jobtap_conf="" jobtap=1 ctld_daemon=0 files=() plugstack=""
 	local backup_net=0 accounting=0
 	_cluster_bind_failed=""
-	_cluster_twin=0
+	_cluster_nodes=1 _cluster_node_conf="CPUs=2"
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--conf) extra=$2; shift 2 ;;
@@ -328,10 +332,12 @@ _cluster_start_once() {
 		--plugstack) plugstack=$2; shift 2 ;;
 		--backup-net) backup_net=1; shift ;;
 		--accounting) accounting=1; shift ;;
-		--twin) _cluster_twin=1; shift ;;
+		--nodes) _cluster_nodes=$2; shift 2 ;;
+		--node-conf) _cluster_node_conf=$2; shift 2 ;;
 		*) _cluster_say "unknown option $1"; return 1 ;;
 		esac
 	done
+	[[ "$_cluster_nodes" =~ ^[1-9][0-9]*$ ]] || { _cluster_say "--nodes: a number of nodes, not '$_cluster_nodes'"; return 1; }
 	CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/jobtap-cluster.XXXXXX")
 	# A test that dies half-way must not leave daemons behind.
 	trap '_cluster_on_exit' EXIT
@@ -392,11 +398,12 @@ _cluster_start_once() {
 	else
 		_cluster_spawn slurmctld /usr/sbin/slurmctld -D -i -f "$SLURM_CONF"
 	fi
+	[ "$_cluster_nodes" -gt 1 ] && mkdir -p "$CLUSTER_DIR/spool/$CLUSTER_NODE"
 	_cluster_spawn slurmd /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_NODE"
-	if [ "$_cluster_twin" = 1 ]; then
-		mkdir -p "$CLUSTER_DIR/spool/$CLUSTER_NODE" "$CLUSTER_DIR/spool/twin"
-		_cluster_spawn twin /usr/sbin/slurmd -D -f "$SLURM_CONF" -N twin
-	fi
+	for ((i = 1; i < _cluster_nodes; i++)); do
+		mkdir -p "$CLUSTER_DIR/spool/twin$i"
+		_cluster_spawn "twin$i" /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "twin$i"
+	done
 
 	local ctld_pid=${CLUSTER_PIDS[1]} slurmd_pid=${CLUSTER_PIDS[2]}
 	local deadline=$((SECONDS + 60))
@@ -417,7 +424,7 @@ _cluster_start_once() {
 			return 1
 		fi
 		if [ $SECONDS -ge $deadline ]; then
-			_cluster_say "node $CLUSTER_NODE did not become idle within 60 s"
+			_cluster_say "the nodes did not all become idle within 60 s: $(sinfo -h -N -o '%N %T' 2>/dev/null | sort -u | tr '\n' ' ')"
 			cluster_stop --failed
 			return 1
 		fi
