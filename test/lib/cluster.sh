@@ -14,8 +14,8 @@
 #                 [--nodes N]  N nodes (default 1): beside the first
 #                 ($CLUSTER_NODE), twin1 to twin<N-1>, each another slurmd
 #                 on the same address with a port of its own (a
-#                 heterogeneous job needs a node per component; Slurm's own
-#                 tests ask for up to 18)
+#                 heterogeneous job needs a node per component;
+#                 test/slurm-testsuite/run starts nine)
 #                 [--node-conf TEXT]  every node's resources (default
 #                 "CPUs=2"), e.g. "CPUs=4 RealMemory=4000 Gres=gpu:1"
 #   ...           SLURM_CONF is exported; sbatch, squeue, sprio... talk to it
