@@ -93,6 +93,9 @@ stream_update() {
 		i=$((i + 1))
 	done
 }
+refused_text='jobtap: reconfigure failed, keeping the previous configuration: '
+refused_lines() { grep -Fc "$refused_text" "$ctld_log"; }
+refused_since() { [ "$(refused_lines)" -gt "$1" ]; }
 # Reconfigures; a broken one (22.05) holds $W/conf.lock from installing the
 # broken file to putting the good one back, so no kill finds it there.
 stream_reconfigure() {
@@ -103,8 +106,13 @@ stream_reconfigure() {
 		if [ "$release" -lt 2411 ] && [ $((i % 2)) = 1 ]; then
 			(
 				flock 9
+				local refused_before
+				refused_before=$(refused_lines)
 				cp "$W/broken.conf" "$conf"
-				scontrol reconfigure 2>/dev/null && echo "broken $(stamp)" >>"$W/reconf"
+				# 22.05 answers before it tells the plugins to reload,
+				# so the broken file stays until jobtap has read it
+				scontrol reconfigure 2>/dev/null && echo "broken $(stamp)" >>"$W/reconf" &&
+					cluster_wait_for 20 refused_since "$refused_before"
 				cp "$W/good.conf" "$conf"
 				# the last good configuration still decides
 				"$jobtap" list 2>/dev/null | grep -q slurm-policy ||
@@ -214,7 +222,7 @@ ok "$([ "$reconfigures" -gt "$KILL_ROUNDS" ]; echo $?)" "$reconfigures good reco
 if [ "$release" -lt 2411 ]; then
 	broken=$(grep -c '^broken' "$W/reconf")
 	ok "$([ "$broken" -gt 0 ]; echo $?)" "$broken reconfigures with jobtap.conf broken"
-	refused=$(grep -Ec "jobtap: reconfigure failed, keeping the previous configuration: $conf:$broken_line:[0-9]+: " "$ctld_log")
+	refused=$(grep -Ec "$refused_text$conf:$broken_line:[0-9]+: " "$ctld_log")
 	ok "$([ "$refused" -ge "$broken" ]; echo $?)" \
 		"each was refused, naming the file and line ($refused log lines)"
 	is "$(grep -c '^missing' "$W/reconf")" 0 "and the last good configuration kept deciding"
