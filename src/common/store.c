@@ -50,6 +50,8 @@ struct store {
     bool write_failed;    /* logged once until a write succeeds */
     bool record_dropped;  /* logged once until a record is kept */
     bool unsynced;        /* written since the last fdatasync */
+    bool line_cut;        /* the journal ends in a line cut short whose
+                             rest is not kept: the next write ends it */
     struct strbuf buf;    /* recorded, not written (runtime lock) */
     struct seconds_text seconds; /* of the last timestamp recorded */
     struct strbuf *spare_pending; /* for the next provisional job */
@@ -195,11 +197,10 @@ static void put_entry (struct strbuf *b,
     else if (ev->context
         && compact_append (rt->compact_memo, ev->context, &b->data, &b->len,
                            &b->cap)
-               < 0) {
-        /* out of memory: the entry without its context */
-        b->len -= sizeof (cx) - 1;
-        b->data[b->len] = '\0';
-    }
+               < 0)
+        /* out of memory: an entry without its context would restore
+         * wrong, so the record is not kept (record_end) */
+        b->dropped = true;
     strbuf_put (b, "}", 1);
 }
 
@@ -476,6 +477,19 @@ void store_close (struct runtime *rt)
     free (s);
 }
 
+/* Ends the line a failed write cut short (its rest not kept), so the
+ * lines written after it read back. */
+static int end_cut_line (struct store *s)
+{
+    if (!s->line_cut)
+        return 0;
+    if (store_write_all (s->fd, "\n", 1, NULL) < 0)
+        return -1;
+    s->line_cut = false;
+    s->journal_bytes++;
+    return 0;
+}
+
 ssize_t store_flush (struct runtime *rt, bool sync)
 {
     struct store *s = rt->store;
@@ -491,8 +505,11 @@ ssize_t store_flush (struct runtime *rt, bool sync)
     runtime_unlock ();
     if (b.len > 0) {
         size_t done = 0;
-        if (store_write_all (s->fd, b.data, b.len, &done) < 0) {
+        if (end_cut_line (s) < 0
+            || store_write_all (s->fd, b.data, b.len, &done) < 0) {
             int e = errno;
+            bool cut = done > 0 && b.data[done - 1] != '\n';
+            bool kept = false;
             if (!s->write_failed)
                 runtime_log (LOG_ERR,
                              "jobtap: cannot write the job state in %s: %s; "
@@ -517,9 +534,19 @@ ssize_t store_flush (struct runtime *rt, bool sync)
                     strbuf_free (&s->buf);
                     s->buf = b;
                     b.data = NULL;
+                    kept = true;
                 }
             }
             runtime_unlock ();
+            if (!kept) {
+                s->line_cut = s->line_cut || cut;
+                runtime_log (LOG_ERR,
+                             "jobtap: %zu bytes of job state not written in "
+                             "%s are not kept (%s): a restart would not see "
+                             "them", b.len, s->dir,
+                             b.dropped ? "out of memory"
+                                       : "over 64 MiB waiting");
+            }
             rc = -1;
         }
         else {

@@ -123,13 +123,17 @@ static int read_file (const char *path,
             json_decref (h);
             continue;
         }
-        if (line[n - 1] != '\n' || apply_line (kept, line, (size_t)n) < 0) {
+        if (line[n - 1] != '\n') {
             runtime_log (LOG_WARNING,
                          "jobtap: %s:%d: an incomplete line (a kill while "
-                         "it was written): the rest of the file is ignored",
-                         path, lineno);
+                         "it was written): ignored", path, lineno);
             break;
         }
+        /* a line a failed write cut short and the next one ended */
+        if (apply_line (kept, line, (size_t)n) < 0)
+            runtime_log (LOG_WARNING,
+                         "jobtap: %s:%d: an unreadable line: ignored", path,
+                         lineno);
     }
     free (line);
     fclose (f);
