@@ -338,6 +338,11 @@ _cluster_start_once() {
 		esac
 	done
 	[[ "$_cluster_nodes" =~ ^[1-9][0-9]*$ ]] || { _cluster_say "--nodes: a number of nodes, not '$_cluster_nodes'"; return 1; }
+	# --conf's NodeName lines replace every default one, the twins too
+	if [ "$_cluster_nodes" -gt 1 ] && grep -qi '^NodeName=' <<<"$extra"; then
+		_cluster_say "--conf NodeName=... replaces all $_cluster_nodes nodes; give their resources with --node-conf"
+		return 1
+	fi
 	CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/jobtap-cluster.XXXXXX")
 	# A test that dies half-way must not leave daemons behind.
 	trap '_cluster_on_exit' EXIT
