@@ -624,6 +624,7 @@ int store_maintain (struct runtime *rt, bool force)
         return -1;
     }
     close (old_fd);
+    s->line_cut = false; /* a cut line is the old journal's last */
     merge_below = s->gen;
     s->merging = true;
     pthread_mutex_unlock (&s->io);

@@ -2,7 +2,8 @@
  * a record whose writes cannot all be kept is taken back whole and
  * logged once; a merge that cannot build its snapshot leaves the files
  * as they were; a failed write whose rest cannot be kept ends its cut
- * line at the next write, so the records after it read back.
+ * line at the next write (or leaves it last in its journal when a merge
+ * begins the next), so the records after it read back.
  *
  * Linked with --wrap=realloc and --wrap=write (test/unit/meson.build):
  * reallocs of at least fail_from bytes fail, and a write can be cut
@@ -301,6 +302,13 @@ static void record_meanwhile (void)
     fail_from = 64 << 10;
 }
 
+static void record_meanwhile_820 (void)
+{
+    if (post_big (820, "meanwhile", 128 << 10) < 0)
+        bail_out ("post failed");
+    fail_from = 64 << 10;
+}
+
 static void test_cut_line (void)
 {
     char cut_journal[400], cut_log[512], *text;
@@ -349,6 +357,42 @@ static void test_cut_line (void)
     core_host_teardown ();
 }
 
+/* The same cut, then a merge before the next write: the cut line is the
+ * old journal's last, and the new journal begins with a whole line. */
+static void test_cut_then_merge (void)
+{
+    char *text;
+
+    setup ("cut-merge");
+    submit_bind (820);
+    ok (jobtap_host_store_flush (false) > 0
+            && jobtap_host_job_urgency (820, 5) == 0,
+        "job 820's history is written, its urgency set to 5");
+    write_budget = 10;
+    write_hook = record_meanwhile_820;
+    isint (jobtap_host_store_flush (false), -1,
+           "a flush cut short after 10 bytes fails, its rest not kept");
+    write_budget = NO_LIMIT;
+    fail_from = NO_LIMIT;
+    isint (store_maintain (host_runtime (), true), 0,
+           "a merge begins a new journal");
+    ok (jobtap_host_store_flush (false) > 0,
+        "the next flush writes what was recorded meanwhile there");
+    text = slurp (journal ("cut-merge"));
+    ok (text && text[0] == '{' && unreadable_lines (journal ("cut-merge")) == 0,
+        "the new journal begins with a whole line, all of them readable");
+    free (text);
+    core_host_teardown ();
+
+    setup ("cut-merge");
+    isint (restore_one (820), 1, "after a restart job 820 is restored");
+    is (eventlog (820),
+        "submit,validate,depend,priority,meanwhile,flux-restart,priority",
+        "with what was recorded after the cut line");
+    ok (!strstr (logbuf, "unreadable"), "and no unreadable line was read");
+    core_host_teardown ();
+}
+
 static int rm_one (const char *p, UNUSED const struct stat *st,
                    UNUSED int flag, UNUSED struct FTW *ftw)
 {
@@ -366,6 +410,7 @@ int main (void)
     test_record_dropped ();
     test_snapshot_refused ();
     test_cut_line ();
+    test_cut_then_merge ();
 
     nftw (base, rm_one, 8, FTW_DEPTH | FTW_PHYS);
     done_testing ();
