@@ -1,4 +1,5 @@
 /* Helpers of the module unit tests (core_util.h). */
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -164,4 +165,63 @@ void core_runtime_fini (struct runtime *rt)
     jobs_free_all (rt);
     dispatch_clear (rt);
     compact_memo_clear (rt->compact_memo);
+}
+
+static char log_text[16384];
+
+void core_log (int level, const char *msg, void *arg)
+{
+    size_t len = strlen (log_text);
+    (void)level;
+    (void)arg;
+    snprintf (log_text + len, sizeof (log_text) - len, "%s\n", msg);
+}
+
+const char *core_log_text (void)
+{
+    return log_text;
+}
+
+void core_log_reset (void)
+{
+    log_text[0] = '\0';
+}
+
+const struct jobtap_host_ops core_kept_ops = {
+    .log = core_log,
+    .hold = core_trace_hold,
+    .release = core_trace_release,
+    .set_priority = core_trace_set_priority,
+    .keep_eventlog = true,
+};
+
+char *core_slurp (const char *path)
+{
+    FILE *f = fopen (path, "r");
+    char *s = NULL;
+    size_t len = 0;
+    if (!f)
+        return NULL;
+    if (getdelim (&s, &len, '\0', f) < 0) {
+        free (s);
+        s = strdup ("");
+    }
+    fclose (f);
+    return s;
+}
+
+static int rm_one (const char *p,
+                   const struct stat *st,
+                   int flag,
+                   struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove (p);
+}
+
+void core_rm_tree (const char *path)
+{
+    nftw (path, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }

@@ -55,4 +55,20 @@ void core_trace_cancel (uint64_t id,
                         const char *note,
                         void *arg);
 
+/* The host ops of the store's tests: the host's log collected (below),
+ * the traced actions above, eventlogs kept. */
+extern const struct jobtap_host_ops core_kept_ops;
+
+/* The host's log lines (a jobtap_host_ops.log), each ending in "\n",
+ * collected until core_log_reset. */
+void core_log (int level, const char *msg, void *arg);
+const char *core_log_text (void);
+void core_log_reset (void);
+
+/* The text of file 'path' (malloc'd: "" when empty), or NULL. */
+char *core_slurp (const char *path);
+
+/* Removes the directory tree 'path'. */
+void core_rm_tree (const char *path);
+
 #endif

@@ -8,7 +8,6 @@
  * torn journal line, snapshot.old, store_maintain's merge, and a flush
  * that fails part way and is written again. */
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,21 +31,6 @@
 #define UNUSED __attribute__ ((unused))
 
 static char base[64];
-static char logbuf[16384];
-
-static void op_log (UNUSED int level, const char *msg, UNUSED void *arg)
-{
-    size_t len = strlen (logbuf);
-    snprintf (logbuf + len, sizeof (logbuf) - len, "%s\n", msg);
-}
-
-static const struct jobtap_host_ops ops = {
-    .log = op_log,
-    .hold = core_trace_hold,
-    .release = core_trace_release,
-    .set_priority = core_trace_set_priority,
-    .keep_eventlog = true,
-};
 
 /* --- files ---------------------------------------------------------------- */
 
@@ -59,22 +43,6 @@ static const char *path (const char *sub, const char *name)
     snprintf (p[i], sizeof (p[i]), "%s/%s%s%s", base, sub, name ? "/" : "",
               name ? name : "");
     return p[i];
-}
-
-/* The file's text, or NULL. */
-static char *slurp (const char *p)
-{
-    FILE *f = fopen (p, "r");
-    char *s = NULL;
-    size_t len = 0;
-    if (!f)
-        return NULL;
-    if (getdelim (&s, &len, '\0', f) < 0) {
-        free (s);
-        s = strdup ("");
-    }
-    fclose (f);
-    return s;
 }
 
 static void put_file (const char *p, const char *text, const char *mode)
@@ -104,18 +72,12 @@ static char *line_of (const char *text, const char *prefix)
 /* Whether file p has a line beginning with prefix. */
 static bool has_line (const char *p, const char *prefix)
 {
-    char *text = slurp (p);
+    char *text = core_slurp (p);
     char *l = line_of (text, prefix);
     bool found = l != NULL;
     free (l);
     free (text);
     return found;
-}
-
-static int rm_one (const char *p, UNUSED const struct stat *st,
-                   UNUSED int flag, UNUSED struct FTW *ftw)
-{
-    return remove (p);
 }
 
 /* --- the plugin ----------------------------------------------------------- */
@@ -194,7 +156,7 @@ static struct jt_plugin *plugin;
 static void setup (void)
 {
     setups++;
-    core_host_setup (&ops, NULL, NULL);
+    core_host_setup (&core_kept_ops, NULL, NULL);
     plugin = core_plugin_make (host_runtime (), "t");
     if (flux_plugin_add_handler (plugin->p, "job.new", cb_new, NULL) < 0
         || flux_plugin_add_handler (plugin->p, "job.dependency.test",
@@ -207,7 +169,7 @@ static void setup (void)
                                     "sched") < 0)
         bail_out ("add_handler failed");
     core_trace_reset ();
-    logbuf[0] = '\0';
+    core_log_reset ();
 }
 
 static void open_store (const char *sub)
@@ -332,7 +294,7 @@ static void test_first_run (void)
     ok (stat (path ("state", NULL), &st) == 0 && S_ISDIR (st.st_mode)
             && (st.st_mode & 0777) == 0700,
         "it creates the directory with mode 0700");
-    text = slurp (path ("state", "snapshot"));
+    text = core_slurp (path ("state", "snapshot"));
     is (text, "{\"jobtap-state\":1,\"gen\":1}\n",
         "it writes a snapshot that is just its header line");
     free (text);
@@ -382,7 +344,7 @@ static void test_first_run (void)
     ok (stat (path ("state", "journal.1"), &st) == 0 && st.st_size == n,
         "flush returns the bytes it appended to journal.1");
     isint (jobtap_host_store_flush (false), 0, "a second flush writes nothing");
-    text = slurp (path ("state", "journal.1"));
+    text = core_slurp (path ("state", "journal.1"));
     l = line_of (text, "{\"id\":100,\"reset\":true,\"e\":[");
     ok (l != NULL, "journal.1 has a reset line for job 100");
     json_t *o = l ? json_loads (l, 0, NULL) : NULL;
@@ -510,7 +472,7 @@ static void test_restart (void)
         "flux-restart,priority", "then flux-restart and priority");
 
     /* job 103: another user's job of that id */
-    ok (strstr (logbuf, "jobtap: job 103: the kept history is not this job's "
+    ok (strstr (core_log_text (), "jobtap: job 103: the kept history is not this job's "
                         "(user 1000, not 2000): it starts anew") != NULL,
         "job 103 of another user: a warning is logged");
     isint (core_trace_count ("depend 103"), 1,
@@ -562,7 +524,7 @@ static void test_maintain (void)
 
     setup ();
     open_store ("state");
-    text = slurp (path ("state", "snapshot"));
+    text = core_slurp (path ("state", "snapshot"));
     ok (text && !strstr (text, "{\"id\":104,"),
         "after a reopen the snapshot no longer has job 104");
     free (text);
@@ -572,12 +534,12 @@ static void test_maintain (void)
            2, "jobs 100 and 101 restored a second time");
     ok (jobtap_host_store_flush (false) > 0, "flush writes job 101's events");
 
-    snap0 = slurp (path ("state", "snapshot"));
-    jour0 = slurp (path ("state", "journal.3"));
+    snap0 = core_slurp (path ("state", "snapshot"));
+    jour0 = core_slurp (path ("state", "journal.3"));
     isint (jobtap_host_store_maintain (), 0,
            "store_maintain with little data returns 0");
-    char *snap1 = slurp (path ("state", "snapshot"));
-    char *jour1 = slurp (path ("state", "journal.3"));
+    char *snap1 = core_slurp (path ("state", "snapshot"));
+    char *jour1 = core_slurp (path ("state", "journal.3"));
     is (snap1, snap0, "and leaves the snapshot as it was");
     is (jour1, jour0, "and journal.3 as it was");
     ok (!exists (path ("state", "journal.4")), "and begins no journal");
@@ -589,7 +551,7 @@ static void test_maintain (void)
     ok (!exists (path ("state", "snapshot.new"))
             && !exists (path ("state", "snapshot.old")),
         "no snapshot.new or snapshot.old is left");
-    text = slurp (path ("state", "snapshot"));
+    text = core_slurp (path ("state", "snapshot"));
     ok (has_line (path ("state", "snapshot"), "{\"jobtap-state\":1,\"gen\":4}"),
         "the snapshot is of gen 4");
     ok (text && strstr (text, "{\"id\":100,") && strstr (text, "{\"id\":101,")
@@ -661,7 +623,7 @@ static void test_torn (void)
               "\"dependency-remove\",\"con", "a");
     setup ();
     open_store ("torn");
-    ok (strstr (logbuf, "journal.1:2: an incomplete line") != NULL,
+    ok (strstr (core_log_text (), "journal.1:2: an incomplete line") != NULL,
         "a torn last line is logged");
     isint (restore (json_pack ("[o]",
                                entry (500, JOBTAP_STATE_DEPEND, 0, NULL))),
@@ -685,7 +647,7 @@ static void test_torn (void)
               "\"context\":{\"flags\":[\"debug\"]}}]}\n", "w");
     setup ();
     open_store ("old");
-    ok (strstr (logbuf, "read the previous snapshot") != NULL,
+    ok (strstr (core_log_text (), "read the previous snapshot") != NULL,
         "a missing snapshot: snapshot.old is read (logged)");
     isint (restore (json_pack ("[o]",
                                entry (501, JOBTAP_STATE_SCHED, 0, NULL))),
@@ -759,15 +721,15 @@ static void test_short_write (void)
     isint (jobtap_host_store_flush (false), -1,
            "a flush past the file size limit fails (10 bytes written)");
     setrlimit (RLIMIT_FSIZE, &rl);
-    ok (strstr (logbuf, "cannot write the job state") != NULL,
+    ok (strstr (core_log_text (), "cannot write the job state") != NULL,
         "the failure is logged");
     ok (jobtap_host_store_flush (false) > 0, "the next flush writes");
-    ok (strstr (logbuf, "is written again") != NULL, "which is logged too");
+    ok (strstr (core_log_text (), "is written again") != NULL, "which is logged too");
     core_host_teardown ();
 
     setup ();
     open_store ("short");
-    ok (!strstr (logbuf, "incomplete line"),
+    ok (!strstr (core_log_text (), "incomplete line"),
         "reopened: the journal reads back whole");
     isint (restore (json_pack ("[o o]",
                                entry (600, JOBTAP_STATE_SCHED, 0, NULL),
@@ -797,7 +759,7 @@ static int cb_set_queue (flux_plugin_t *p,
 
 static void test_submit_context_unread (void)
 {
-    struct jobtap_host_ops lean = ops;
+    struct jobtap_host_ops lean = core_kept_ops;
     lean.keep_eventlog = false;
     lean.jobspec_rebuild = recipe_rebuild;
     lean.jobspec_find = recipe_find;
@@ -806,7 +768,7 @@ static void test_submit_context_unread (void)
     open_store ("lean");
     submit_bind (700, spec (NULL, NULL));
     ok (jobtap_host_store_flush (false) > 0, "job 700's history is written");
-    char *text = slurp (path ("lean", "journal.1"));
+    char *text = core_slurp (path ("lean", "journal.1"));
     char *l = text ? line_of (text, "{\"id\":700,\"reset\":true,\"e\":[")
                    : NULL;
     json_t *o = l ? json_loads (l, 0, NULL) : NULL;
@@ -841,7 +803,7 @@ static void test_submit_context_unread (void)
     submit_bind (701, spec (NULL, NULL));
     ok (jobtap_host_store_flush (false) > 0, "job 701's history is written");
     isint (jobtap_host_store_flush (false), 0, "...and a flush after writes nothing");
-    text = slurp (path ("lean", "journal.1"));
+    text = core_slurp (path ("lean", "journal.1"));
     const char *l700 = text ? strstr (text, "{\"id\":700,\"reset\"") : NULL;
     const char *l701 = text ? strstr (text, "{\"id\":701,\"reset\"") : NULL;
     ok (l700 && l701 && !strstr (l700 + 1, "{\"id\":700,\"reset\"")
@@ -866,7 +828,7 @@ static void test_submit_context_unread (void)
                    == 0,
         "job 702, whose queue the policy sets, submitted from its source");
     ok (jobtap_host_store_flush (false) > 0, "job 702's history is written");
-    text = slurp (path ("lean", "journal.1"));
+    text = core_slurp (path ("lean", "journal.1"));
     const char *l702 = text ? strstr (text, "{\"id\":702,") : NULL;
     ok (l702 && strstr (l702, "\"name\":\"jobspec-update\",\"context\":"
                               "{\"attributes.system.queue\":\"batch\"}}"),
@@ -892,6 +854,6 @@ int main (void)
 
     json_decref (kept_log_100);
     json_decref (kept_log_101);
-    nftw (base, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    core_rm_tree (base);
     done_testing ();
 }

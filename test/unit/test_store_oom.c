@@ -11,7 +11,6 @@
  * made meanwhile, as by another thread). */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +28,6 @@
 #include "core_util.h"
 #include "tap.h"
 
-#define UNUSED __attribute__ ((unused))
 #define NO_LIMIT SIZE_MAX
 
 static size_t fail_from = NO_LIMIT;
@@ -68,22 +66,6 @@ ssize_t __wrap_write (int fd, const void *buf, size_t n)
 }
 
 static char base[64];
-static char logbuf[16384];
-
-static void op_log (UNUSED int level, const char *msg, UNUSED void *arg)
-{
-    size_t len = strlen (logbuf);
-    snprintf (logbuf + len, sizeof (logbuf) - len, "%s\n", msg);
-}
-
-static const struct jobtap_host_ops ops = {
-    .log = op_log,
-    .hold = core_trace_hold,
-    .release = core_trace_release,
-    .set_priority = core_trace_set_priority,
-    .keep_eventlog = true,
-};
-
 static struct jt_plugin *plugin;
 
 static void setup (const char *sub)
@@ -91,9 +73,9 @@ static void setup (const char *sub)
     char dir[128];
     jobtap_host_error_t err;
 
-    core_host_setup (&ops, NULL, NULL);
+    core_host_setup (&core_kept_ops, NULL, NULL);
     plugin = core_plugin_make (host_runtime (), "t");
-    logbuf[0] = '\0';
+    core_log_reset ();
     snprintf (dir, sizeof (dir), "%s/%s", base, sub);
     if (jobtap_host_store_open (dir, &err) < 0)
         bail_out ("store_open %s: %s", sub, err.text);
@@ -126,25 +108,10 @@ static const char *journal (const char *sub)
     return p;
 }
 
-static char *slurp (const char *p)
-{
-    FILE *f = fopen (p, "r");
-    char *s = NULL;
-    size_t len = 0;
-    if (!f)
-        return NULL;
-    if (getdelim (&s, &len, '\0', f) < 0) {
-        free (s);
-        s = strdup ("");
-    }
-    fclose (f);
-    return s;
-}
-
 /* How many of the file's lines are not JSON objects. */
 static int unreadable_lines (const char *p)
 {
-    char *text = slurp (p), *save = NULL;
+    char *text = core_slurp (p), *save = NULL;
     int bad = 0;
     for (char *l = strtok_r (text, "\n", &save); l;
          l = strtok_r (NULL, "\n", &save)) {
@@ -227,7 +194,7 @@ static void test_record_dropped (void)
         "two events with 32 KB contexts are posted while the store's "
         "buffer cannot grow past 16 KB");
     fail_from = NO_LIMIT;
-    is (logbuf,
+    is (core_log_text (),
         "jobtap: out of memory: JobId=800's big-1 entry is not kept (a "
         "restart would not see it)\n",
         "the first is logged, naming the job and the entry; the second not "
@@ -240,7 +207,7 @@ static void test_record_dropped (void)
     fail_from = 16 << 10;
     ok (post_big (800, "big-3", 32 << 10) == 0, "another 32 KB entry");
     fail_from = NO_LIMIT;
-    isint (count (logbuf, "out of memory"), 2,
+    isint (count (core_log_text (), "out of memory"), 2,
            "is logged again: a record was kept since");
     core_host_teardown ();
 
@@ -249,7 +216,7 @@ static void test_record_dropped (void)
     is (eventlog (800),
         "submit,validate,depend,priority,small,flux-restart,priority",
         "its history has the small event, not the ones not kept");
-    ok (!strstr (logbuf, "line"), "and nothing in the files was unreadable");
+    ok (!strstr (core_log_text (), "line"), "and nothing in the files was unreadable");
     core_host_teardown ();
 }
 
@@ -266,16 +233,16 @@ static void test_snapshot_refused (void)
             && jobtap_host_store_flush (false) > 0,
         "job 900 with a 32 KB entry is written");
     snprintf (p, sizeof (p), "%s/merge/snapshot", base);
-    snap0 = slurp (p);
+    snap0 = core_slurp (p);
     jour = strdup (journal ("merge"));
 
     fail_from = 16 << 10;
     isint (store_maintain (host_runtime (), true), -1,
            "a merge whose snapshot cannot be built fails");
     fail_from = NO_LIMIT;
-    ok (strstr (logbuf, "jobtap: state store: merging: out of memory")
+    ok (strstr (core_log_text (), "jobtap: state store: merging: out of memory")
             != NULL, "and is logged");
-    snap1 = slurp (p);
+    snap1 = core_slurp (p);
     ok (snap0 && snap1 && !strcmp (snap0, snap1),
         "the snapshot is the one before");
     ok (access (jour, F_OK) == 0, "the journal it would have merged is kept");
@@ -293,18 +260,14 @@ static void test_snapshot_refused (void)
 
 /* --- a cut line whose rest cannot be kept --------------------------------- */
 
-/* Recorded while the flush writes (as by another thread): more than the
- * taken buffer holds, and then the buffer cannot grow. */
+static uint64_t meanwhile_id;
+
+/* Recorded for job meanwhile_id while the flush writes (as by another
+ * thread): more than the taken buffer holds, and then the buffer cannot
+ * grow. */
 static void record_meanwhile (void)
 {
-    if (post_big (810, "meanwhile", 128 << 10) < 0)
-        bail_out ("post failed");
-    fail_from = 64 << 10;
-}
-
-static void record_meanwhile_820 (void)
-{
-    if (post_big (820, "meanwhile", 128 << 10) < 0)
+    if (post_big (meanwhile_id, "meanwhile", 128 << 10) < 0)
         bail_out ("post failed");
     fail_from = 64 << 10;
 }
@@ -318,21 +281,22 @@ static void test_cut_line (void)
     submit_bind (810);
     ok (jobtap_host_store_flush (false) > 0, "job 810's history is written");
     snprintf (cut_journal, sizeof (cut_journal), "%s", journal ("cut"));
-    text = slurp (cut_journal);
+    text = core_slurp (cut_journal);
     lines_before = count (text ? text : "", "\n");
     free (text);
     ok (jobtap_host_job_urgency (810, 5) == 0, "job 810's urgency set to 5");
 
     write_budget = 10;
+    meanwhile_id = 810;
     write_hook = record_meanwhile;
     isint (jobtap_host_store_flush (false), -1,
            "a flush cut short after 10 bytes fails");
     write_budget = NO_LIMIT;
     fail_from = NO_LIMIT;
-    ok (strstr (logbuf, "cannot write the job state") != NULL,
+    ok (strstr (core_log_text (), "cannot write the job state") != NULL,
         "the failure is logged");
-    ok (strstr (logbuf, " bytes of job state not written in ")
-            && strstr (logbuf, "are not kept (out of memory): a restart would "
+    ok (strstr (core_log_text (), " bytes of job state not written in ")
+            && strstr (core_log_text (), "are not kept (out of memory): a restart would "
                                "not see them"),
         "so is the rest of the cut record, which could not be kept with "
         "what was recorded meanwhile");
@@ -345,7 +309,7 @@ static void test_cut_line (void)
     setup ("cut");
     snprintf (cut_log, sizeof (cut_log), "jobtap: %s:%d: an unreadable "
               "line: ignored\n", cut_journal, lines_before + 1);
-    ok (strstr (logbuf, cut_log) != NULL,
+    ok (strstr (core_log_text (), cut_log) != NULL,
         "after a restart the cut line is logged (its file and line) and "
         "ignored");
     isint (restore_one (810), 1, "job 810 is restored");
@@ -369,7 +333,8 @@ static void test_cut_then_merge (void)
             && jobtap_host_job_urgency (820, 5) == 0,
         "job 820's history is written, its urgency set to 5");
     write_budget = 10;
-    write_hook = record_meanwhile_820;
+    meanwhile_id = 820;
+    write_hook = record_meanwhile;
     isint (jobtap_host_store_flush (false), -1,
            "a flush cut short after 10 bytes fails, its rest not kept");
     write_budget = NO_LIMIT;
@@ -378,7 +343,7 @@ static void test_cut_then_merge (void)
            "a merge begins a new journal");
     ok (jobtap_host_store_flush (false) > 0,
         "the next flush writes what was recorded meanwhile there");
-    text = slurp (journal ("cut-merge"));
+    text = core_slurp (journal ("cut-merge"));
     ok (text && text[0] == '{' && unreadable_lines (journal ("cut-merge")) == 0,
         "the new journal begins with a whole line, all of them readable");
     free (text);
@@ -389,14 +354,8 @@ static void test_cut_then_merge (void)
     is (eventlog (820),
         "submit,validate,depend,priority,meanwhile,flux-restart,priority",
         "with what was recorded after the cut line");
-    ok (!strstr (logbuf, "unreadable"), "and no unreadable line was read");
+    ok (!strstr (core_log_text (), "unreadable"), "and no unreadable line was read");
     core_host_teardown ();
-}
-
-static int rm_one (const char *p, UNUSED const struct stat *st,
-                   UNUSED int flag, UNUSED struct FTW *ftw)
-{
-    return remove (p);
 }
 
 int main (void)
@@ -412,6 +371,6 @@ int main (void)
     test_cut_line ();
     test_cut_then_merge ();
 
-    nftw (base, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    core_rm_tree (base);
     done_testing ();
 }

@@ -7,7 +7,6 @@
  * of that id (submitted over 2 s after it) does not take it; and the
  * next process forgets a lost job's history before it takes a job
  * (drop_missing), so a job in the same second cannot take it either. */
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,28 +22,10 @@
 #include "tap.h"
 
 static char base[64];
-static char logbuf[4096];
-
-static void op_log (int level, const char *msg, void *arg)
-{
-    size_t len = strlen (logbuf);
-    (void)level;
-    (void)arg;
-    snprintf (logbuf + len, sizeof (logbuf) - len, "%s\n", msg);
-}
-
-static const struct jobtap_host_ops ops = {
-    .log = op_log,
-    .hold = core_trace_hold,
-    .release = core_trace_release,
-    .set_priority = core_trace_set_priority,
-    .keep_eventlog = true,
-};
-
 static void start (void)
 {
     jobtap_host_error_t err;
-    core_host_setup (&ops, NULL, NULL);
+    core_host_setup (&core_kept_ops, NULL, NULL);
     if (jobtap_host_store_open (base, &err) < 0)
         bail_out ("store_open: %s", err.text);
 }
@@ -98,15 +79,6 @@ static bool slurm_has_7_8 (uint64_t id, void *arg)
     return id == 7 || id == 8;
 }
 
-static int rm_one (const char *p, const struct stat *st, int flag,
-                   struct FTW *f)
-{
-    (void)st;
-    (void)flag;
-    (void)f;
-    return remove (p);
-}
-
 int main (void)
 {
     const char *tmp = getenv ("TMPDIR");
@@ -138,7 +110,7 @@ int main (void)
 
     /* restarted again: the new job 7 comes back with its own history */
     start ();
-    logbuf[0] = '\0';
+    core_log_reset ();
     json_t *entry = json_pack ("{s:I s:I s:i s:f s:{s:i s:{s:{}}} s:i}", "id",
                                (json_int_t)7, "userid", (json_int_t)2000,
                                "urgency", 16, "t_submit", 200.0, "jobspec",
@@ -150,7 +122,7 @@ int main (void)
     isint (uid, 2000, "its eventlog begins with its own submit (user 2000)");
     is (names, "submit,validate,depend,priority,flux-restart,priority",
         "its history was kept (rebuilt from it: flux-restart)");
-    ok (!strstr (logbuf, "not this job's"),
+    ok (!strstr (core_log_text (), "not this job's"),
         "its kept history was not taken for another job's");
     core_host_teardown ();
 
@@ -169,7 +141,7 @@ int main (void)
     ok (jobtap_host_store_flush (true) > 0, "job 8's history is written");
     core_host_teardown ();
     start ();
-    logbuf[0] = '\0';
+    core_log_reset ();
     entry = json_pack ("{s:I s:I s:i s:f s:{s:i s:{s:{}}} s:i}", "id",
                        (json_int_t)8, "userid", (json_int_t)2000, "urgency",
                        16, "t_submit", (double)(long)t8 + 10.0, "jobspec",
@@ -180,7 +152,7 @@ int main (void)
     history (8, &uid, names, sizeof (names));
     is (names, "submit,validate,depend,priority",
         "with a history of its own (not the lost job's)");
-    ok (strstr (logbuf, "jobtap: job 8: the kept history is not this job's "
+    ok (strstr (core_log_text (), "jobtap: job 8: the kept history is not this job's "
                         "(submitted at ") != NULL,
         "logged: the kept history is not this job's");
     core_host_teardown ();
@@ -198,7 +170,7 @@ int main (void)
     ok (jobtap_host_store_flush (true) > 0, "its forget line is written");
     core_host_teardown ();
     start ();
-    logbuf[0] = '\0';
+    core_log_reset ();
     entry = json_pack ("{s:I s:I s:i s:f s:{s:i s:{s:{}}} s:i}", "id",
                        (json_int_t)9, "userid", (json_int_t)2000, "urgency",
                        16, "t_submit", 400.0, "jobspec", "version", 1,
@@ -212,6 +184,6 @@ int main (void)
            "jobs 7 and 8 kept theirs for their restore (dropped here)");
     core_host_teardown ();
 
-    nftw (base, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+    core_rm_tree (base);
     done_testing ();
 }
