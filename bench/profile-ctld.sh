@@ -41,9 +41,6 @@ _profile_submit() {
 		{ bench_say "$(_profile_jobs_done) of $done jobs ended"; return 1; }
 }
 
-# The runtime's jansson pool stays off under valgrind unless asked for;
-# the profile is of what slurmctld runs in production.
-export SLURM_JOBTAP_JSON_POOL=${SLURM_JOBTAP_JSON_POOL:-1}
 bench_cluster_start || exit 1
 if [ "$run" = 1 ]; then
 	bench_restart "$mode" default || bench_finish 1

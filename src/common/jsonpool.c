@@ -27,9 +27,11 @@
  * Memory freed to the pool is reused for jansson blocks, not given back to
  * the system; the range is address space only, made writable page by page.
  *
- * SLURM_JOBTAP_JSON_POOL=0 turns it off (=1 forces it on).  It is off by
- * default under valgrind and in sanitizer builds, which must see each
- * block to find leaks and stray accesses; profiles under callgrind set 1. */
+ * It is off unless slurmctld's environment has SLURM_JOBTAP_JSON_POOL=1
+ * (any value but 0): with the few trees the runtime now builds per job,
+ * a short-lived slurmctld RPC thread's own cache (its refill, its
+ * hand-back and the key's destructor when the thread exits) costs more
+ * than malloc would (docs/performance.md). */
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -45,12 +47,6 @@
 #include "host.h"
 #include "jsonpool.h"
 #include "log.h"
-
-#ifdef HAVE_VALGRIND_H
-#include <valgrind/valgrind.h>
-#else
-#define RUNNING_ON_VALGRIND 0
-#endif
 
 #define POOL_RANGE (1UL << 30) /* address space reserved; not memory */
 #define POOL_PAGE (1UL << 16)  /* made writable and carved for one class */
@@ -341,13 +337,7 @@ static bool pool_wanted (void)
 {
     const char *env = getenv ("SLURM_JOBTAP_JSON_POOL");
 
-    if (env && *env)
-        return strcmp (env, "0") != 0;
-#if defined(__SANITIZE_ADDRESS__)
-    return false;
-#else
-    return !RUNNING_ON_VALGRIND;
-#endif
+    return env && *env && strcmp (env, "0") != 0;
 }
 
 /* Runs when the library is loaded, before any of its jansson calls. */
