@@ -248,7 +248,8 @@ static void test_compact_later (void)
         jobtap_host_job_new (token, id, 1, 16, 1.0, NULL, &err);
         json_decref (js);
     }
-    /* the runtime's own trees are in its jansson pool, out of mallinfo's view */
+    /* the runtime's own trees, with its jansson pool on, are out of
+     * mallinfo's view */
     before = mallinfo2 ().uordblks + jobtap_host_json_pool_bytes ();
     jobtap_host_compact ();
     after = mallinfo2 ().uordblks + jobtap_host_json_pool_bytes ();
