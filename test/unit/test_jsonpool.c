@@ -316,7 +316,8 @@ int main (int argc, char *argv[])
         test_big_blocks ();
     }
     else
-        diag ("pool off (SLURM_JOBTAP_JSON_POOL not set): only the switch is tested");
+        diag ("pool off (SLURM_JOBTAP_JSON_POOL not set): only the switch "
+              "is tested");
     test_stats (probe > 0);
     test_no_plugin_code_in_scope ();
     test_threads ();

@@ -472,8 +472,9 @@ static void test_restart (void)
         "flux-restart,priority", "then flux-restart and priority");
 
     /* job 103: another user's job of that id */
-    ok (strstr (core_log_text (), "jobtap: job 103: the kept history is not this job's "
-                        "(user 1000, not 2000): it starts anew") != NULL,
+    ok (strstr (core_log_text (),
+                "jobtap: job 103: the kept history is not this job's "
+                "(user 1000, not 2000): it starts anew") != NULL,
         "job 103 of another user: a warning is logged");
     isint (core_trace_count ("depend 103"), 1,
            "it starts anew: job.state.depend is called");
@@ -724,7 +725,8 @@ static void test_short_write (void)
     ok (strstr (core_log_text (), "cannot write the job state") != NULL,
         "the failure is logged");
     ok (jobtap_host_store_flush (false) > 0, "the next flush writes");
-    ok (strstr (core_log_text (), "is written again") != NULL, "which is logged too");
+    ok (strstr (core_log_text (), "is written again") != NULL,
+        "which is logged too");
     core_host_teardown ();
 
     setup ();

@@ -216,7 +216,8 @@ static void test_record_dropped (void)
     is (eventlog (800),
         "submit,validate,depend,priority,small,flux-restart,priority",
         "its history has the small event, not the ones not kept");
-    ok (!strstr (core_log_text (), "line"), "and nothing in the files was unreadable");
+    ok (!strstr (core_log_text (), "line"),
+        "and nothing in the files was unreadable");
     core_host_teardown ();
 }
 
@@ -296,8 +297,9 @@ static void test_cut_line (void)
     ok (strstr (core_log_text (), "cannot write the job state") != NULL,
         "the failure is logged");
     ok (strstr (core_log_text (), " bytes of job state not written in ")
-            && strstr (core_log_text (), "are not kept (out of memory): a restart would "
-                               "not see them"),
+            && strstr (core_log_text (),
+                       "are not kept (out of memory): a restart would "
+                       "not see them"),
         "so is the rest of the cut record, which could not be kept with "
         "what was recorded meanwhile");
     ok (jobtap_host_store_flush (false) > 0,
@@ -354,7 +356,8 @@ static void test_cut_then_merge (void)
     is (eventlog (820),
         "submit,validate,depend,priority,meanwhile,flux-restart,priority",
         "with what was recorded after the cut line");
-    ok (!strstr (core_log_text (), "unreadable"), "and no unreadable line was read");
+    ok (!strstr (core_log_text (), "unreadable"),
+        "and no unreadable line was read");
     core_host_teardown ();
 }
 

@@ -152,8 +152,9 @@ int main (void)
     history (8, &uid, names, sizeof (names));
     is (names, "submit,validate,depend,priority",
         "with a history of its own (not the lost job's)");
-    ok (strstr (core_log_text (), "jobtap: job 8: the kept history is not this job's "
-                        "(submitted at ") != NULL,
+    ok (strstr (core_log_text (),
+                "jobtap: job 8: the kept history is not this job's "
+                "(submitted at ") != NULL,
         "logged: the kept history is not this job's");
     core_host_teardown ();
 
