@@ -20,6 +20,10 @@
 # slurmctld (submission, start, prolog and epilog topics, completion).
 # Completions are counted in slurmctld's log, not by asking slurmctld,
 # so the waiting adds nothing to the profile.
+#
+# BENCH_PARTITION=batch submits the jobs to "batch" by name (by default
+# they name none): with mode a, Slurm alone doing what the benchmark
+# policies decide, to tell Slurm's own work on that decision from ours.
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/test/lib/cluster.sh"
 . "$top/bench/lib.sh"
@@ -35,7 +39,7 @@ _profile_jobs_done() {
 # Submit COUNT jobs; with --run, wait until DONE jobs have ended in all.
 _profile_submit() {
 	local count=$1 done=$2
-	"$BENCH_CLIENT" -q -s -n "$count" -t 2 >/dev/null || return 1
+	"$BENCH_CLIENT" -q -s -n "$count" -t 2 ${BENCH_PARTITION:+-p "$BENCH_PARTITION"} >/dev/null || return 1
 	[ "$run" = 1 ] || return 0
 	cluster_wait_for 1800 eval '[ "$(_profile_jobs_done)" -ge "$done" ]' ||
 		{ bench_say "$(_profile_jobs_done) of $done jobs ended"; return 1; }

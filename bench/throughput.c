@@ -1,11 +1,12 @@
 /* bench-throughput: submit batch jobs to the cluster named by SLURM_CONF
  * from several client threads through libslurm, and time it.
  *
- *   bench-throughput [-n JOBS] [-t THREADS] [-l MINUTES] [-s] [-q]
+ *   bench-throughput [-n JOBS] [-t THREADS] [-l MINUTES] [-p PARTITION] [-s] [-q]
  *
- * -s waits, after the last submission, until the last accepted job is
- * out of its creation hold (priority > 0), so the shim's agent work is
- * inside the measured time too. Prints one line of key=value pairs:
+ * -p names the jobs' partition (by default they name none). -s waits,
+ * after the last submission, until the last accepted job has a priority
+ * (priority > 0) or has left PENDING, so any work left to the shim's agent
+ * is inside the measured time too. Prints one line of key=value pairs:
  *   jobs=N accepted=A rejected=R threads=T submit_s=S settle_s=S2
  *   submit_rate=A/S rate=A/S2 first_id=I last_id=J
  * -q prints nothing but that line. */
@@ -43,6 +44,7 @@ static int load_job (job_info_msg_t **msg, uint32_t id)
 static int njobs = 1000;
 static int nthreads = 4;
 static uint32_t minutes = 10;
+static char *partition; /* -p; NULL: none named */
 static atomic_int next_job;
 static atomic_int accepted, rejected;
 static atomic_uint first_id = UINT32_MAX, last_id;
@@ -57,7 +59,8 @@ static double now (void)
 }
 
 /* A small but realistic batch job: name, script, output, cwd, time limit,
- * environment; no partition, so the policies' default applies. */
+ * environment; no partition unless -p names one, so the policies' default
+ * applies. */
 static void fill (job_desc_msg_t *d, int n, char *name, size_t len)
 {
     slurm_init_job_desc_msg (d);
@@ -67,6 +70,7 @@ static void fill (job_desc_msg_t *d, int n, char *name, size_t len)
     d->std_out = "/dev/null";
     d->work_dir = "/tmp";
     d->time_limit = minutes;
+    d->partition = partition;
     d->min_nodes = 1;
     d->user_id = getuid ();
     d->group_id = getgid ();
@@ -121,15 +125,16 @@ static int released (uint32_t id)
 int main (int argc, char **argv)
 {
     int opt, settle = 0, quiet = 0;
-    while ((opt = getopt (argc, argv, "n:t:l:sq")) != -1) {
+    while ((opt = getopt (argc, argv, "n:t:l:p:sq")) != -1) {
         switch (opt) {
         case 'n': njobs = atoi (optarg); break;
         case 't': nthreads = atoi (optarg); break;
         case 'l': minutes = (uint32_t)atoi (optarg); break;
+        case 'p': partition = optarg; break;
         case 's': settle = 1; break;
         case 'q': quiet = 1; break;
         default:
-            fprintf (stderr, "usage: %s [-n JOBS] [-t THREADS] [-l MINUTES] [-s] [-q]\n",
+            fprintf (stderr, "usage: %s [-n JOBS] [-t THREADS] [-l MINUTES] [-p PARTITION] [-s] [-q]\n",
                      argv[0]);
             return 2;
         }

@@ -152,18 +152,22 @@ struct job *job_create_bare (struct runtime *rt,
                              int urgency,
                              double t_submit)
 {
-    struct job *job = calloc (1, sizeof (*job));
+    /* not calloc: glibc's calloc (2.36, 2.41) goes past the thread's
+     * cache of free blocks */
+    struct job *job = malloc (sizeof (*job));
     if (!job)
         return NULL;
-    job->rt = rt;
-    job->refcount = 1;
-    job->userid = userid;
-    job->urgency = urgency;
-    job->priority = -1;
-    job->reported_priority = -1;
-    job->t_submit = t_submit;
-    job->t_created = now ();
-    job->state = FLUX_JOB_STATE_NEW;
+    *job = (struct job){
+        .rt = rt,
+        .refcount = 1,
+        .userid = userid,
+        .urgency = urgency,
+        .priority = -1,
+        .reported_priority = -1,
+        .t_submit = t_submit,
+        .t_created = now (),
+        .state = FLUX_JOB_STATE_NEW,
+    };
     if (rt->keep_eventlog && !(job->eventlog = json_array ())) {
         job_decref (job);
         errno = ENOMEM;

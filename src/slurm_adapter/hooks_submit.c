@@ -49,7 +49,7 @@ static void mark_submission (struct adapter_ctx *ctx,
                              job_desc_msg_t *desc,
                              const struct mark *m)
 {
-    char *mark = xmalloc (MARK_SIZE);
+    char *mark = xmalloc_nz (MARK_SIZE); /* mark_format writes it all */
 
     mark_format (mark, &ctx->boot, m);
     desc->spank_job_env = xrealloc (

@@ -310,6 +310,16 @@ static void apply_shape (job_desc_msg_t *d,
         d->cpus_per_task = out->cpus_per_task;
 }
 
+/* xstrdup without the zeroing of xmalloc (then overwritten): the copy of
+ * an update's string, for a field slurmctld will xfree. */
+static char *desc_strdup (const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen (s) + 1;
+    return memcpy (xmalloc_nz (n), s, n);
+}
+
 static void set_string (job_desc_msg_t *d,
                         const job_record_t *job,
                         const struct jobspec_update_key *m,
@@ -320,14 +330,14 @@ static void set_string (job_desc_msg_t *d,
 
     if (m->kind == JOBSPEC_UPDATE_CONSTRAINTS) {
         char *features = jobspec_constraints_features (v);
-        s = xstrdup (features);
+        s = desc_strdup (features);
         free (features);
     } else if (m->field == JOBSPEC_FIELD_TRES_PER_TASK)
         s = jobtap_compat_tres_per_task_write (
             job ? job->tres_per_task : d->tres_per_task, json_string_value (v),
             d->cpus_per_task);
     else
-        s = xstrdup (json_string_value (v));
+        s = desc_strdup (json_string_value (v));
     xfree (*field);
     *field = s;
 }
