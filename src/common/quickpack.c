@@ -26,10 +26,14 @@ struct fmt_walk {
     int absent_from;
 };
 
+/* What a format may have between tokens. */
+static const bool blank[256] = {
+    [' '] = true, ['\t'] = true, ['\n'] = true, [','] = true, [':'] = true,
+};
+
 static void walk_blanks (struct fmt_walk *w)
 {
-    while (*w->p == ' ' || *w->p == '\t' || *w->p == '\n' || *w->p == ',' ||
-           *w->p == ':')
+    while (blank[(unsigned char)*w->p])
         w->p++;
 }
 
@@ -398,6 +402,16 @@ bool quickpack_unpack (json_t *root, const char *fmt, va_list ap)
  * reference it does not give back ('o', which steals one, is jansson's). */
 static json_t *quick_pack_value (struct fmt_walk *q, int depth);
 
+/* ASCII text is valid UTF-8: jansson's own check, a few times slower,
+ * is left for the rest. */
+static bool ascii (const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80)
+            return false;
+    return true;
+}
+
 static json_t *quick_pack_object (struct fmt_walk *q, int depth)
 {
     json_t *o;
@@ -411,8 +425,11 @@ static json_t *quick_pack_object (struct fmt_walk *q, int depth)
         int k = quick_key (q, &key);
         if (k == 0)
             return o;
-        if (k < 0 || !(v = quick_pack_value (q, depth + 1)) ||
-            json_object_set_new (o, key, v) < 0)
+        if (k < 0 || !(v = quick_pack_value (q, depth + 1)))
+            break;
+        if ((key && ascii (key) ? json_object_set_new_nocheck (o, key, v)
+                                : json_object_set_new (o, key, v))
+            < 0)
             break;
     }
     json_decref (o);
@@ -430,7 +447,9 @@ static json_t *quick_pack_value (struct fmt_walk *q, int depth)
     q->p++;
     switch (c) {
     case 's':
-        return (s = va_arg (q->ap, const char *)) ? json_string (s) : NULL;
+        if (!(s = va_arg (q->ap, const char *)))
+            return NULL;
+        return ascii (s) ? json_string_nocheck (s) : json_string (s);
     case 'i':
         return json_integer (va_arg (q->ap, int));
     case 'I':
@@ -470,14 +489,6 @@ json_t *quickpack_pack (const char *fmt, va_list ap)
         o = NULL;
     }
     return o;
-}
-
-static bool ascii (const char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s >= 0x80)
-            return false;
-    return true;
 }
 
 #define PACK_INTO_MAX 8

@@ -411,6 +411,17 @@ static void output (json_t *system, const struct jobspec_fields *f)
          set (json_object (), "options", set (json_object (), "output", out)));
 }
 
+/* A field's text as a JSON string (NULL if it is not UTF-8): ASCII, the
+ * usual, spared jansson's byte-by-byte check (readers ask for these on
+ * every submission). */
+static json_t *field_string (const char *s)
+{
+    for (const char *c = s; *c; c++)
+        if ((unsigned char)*c >= 0x80)
+            return json_string (s);
+    return json_string_nocheck (s);
+}
+
 /* attributes.system's members made of one field each: what the build
  * puts there, or NULL for nothing.  jobspec_system_member answers a
  * reader from the same functions, so the two cannot differ. */
@@ -421,7 +432,8 @@ static json_t *sys_duration (const struct jobspec_fields *f)
 
 static json_t *sys_queue (const struct jobspec_fields *f)
 {
-    return f->partition && f->partition[0] ? json_string (f->partition) : NULL;
+    return f->partition && f->partition[0] ? field_string (f->partition)
+                                           : NULL;
 }
 
 static json_t *sys_bank (const struct jobspec_fields *f)
@@ -436,7 +448,7 @@ static json_t *sys_project (const struct jobspec_fields *f)
 
 static json_t *sys_cwd (const struct jobspec_fields *f)
 {
-    return f->work_dir && f->work_dir[0] ? json_string (f->work_dir) : NULL;
+    return f->work_dir && f->work_dir[0] ? field_string (f->work_dir) : NULL;
 }
 
 static const struct {

@@ -231,6 +231,23 @@ static void test_find (void)
     f.dependency = "";
     f.work_dir = "bad \xff utf-8";
     find_matches_build (&f, "empty and bad strings", &answered);
+    f.partition = "h\xc3\xa9";
+    find_matches_build (&f, "UTF-8 beyond ASCII", &answered);
+    {
+        const char *cwd[] = {"attributes", "system", "cwd"};
+        size_t len;
+        void *block = jobspec_fields_save (&f, &len);
+        ok (jobspec_fields_find (block, len, cwd, 3, &v)
+                    == JOBSPEC_MEMBER_ABSENT
+                && v == NULL,
+            "a field that is not UTF-8 is absent from the jobspec");
+        ok (jobspec_fields_find (block, len, queue, 3, &v)
+                    == JOBSPEC_MEMBER_VALUE
+                && !strcmp (json_string_value (v), "h\xc3\xa9"),
+            "a field in UTF-8 beyond ASCII is there as it is");
+        json_decref (v);
+        free (block);
+    }
     memset (&f, 0, sizeof (f));
     f.dependency = "afterany:7";
     find_matches_build (&f, "a dependency alone", &answered);
