@@ -204,12 +204,13 @@ static int job_new (struct adapter_ctx *ctx,
 {
     double t_submit =
         job->details ? (double)job->details->submit_time : (double)time (NULL);
-    jobtap_host_error_t err = {{0}};
+    jobtap_host_error_t err;
     bool log_spec = conf_log_jobspec (ctx->conf);
     uint64_t id = array_record_id (job);
     json_t *spec = NULL;
     void *source = NULL;
     size_t source_len = 0;
+    err.text[0] = '\0'; /* not all 512 bytes: read only as a string */
     int rc;
 
     if (log_spec || token == 0)

@@ -168,8 +168,9 @@ static int submit_hook (job_desc_msg_t *desc,
                         char **err_msg)
 {
     struct adapter_ctx *ctx = &adapter_instance;
-    jobtap_host_error_t err = {{0}};
+    jobtap_host_error_t err;
     json_t *taken;
+    err.text[0] = '\0'; /* not all 512 bytes: read only as a string */
     if (take_jobtap_dependencies (desc, &taken, err_msg) < 0)
         return SLURM_ERROR;
     apply_policy_defaults (ctx, desc);
