@@ -13,8 +13,9 @@ restarts slurmctld in place, 24.11) and squeue ("ID|NAME|
 TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
 the counts: ACKED, LOST (jobs Slurm itself lost: acknowledged, gone after
 the next kill) with the window (the longest time from acknowledgement to
-the kill that lost a job) and KEPT (waiting jobs whose history goes back
-to before a kill).
+the kill that lost a job), KEPT (waiting jobs whose history goes back
+to before a kill) and ENDED_UNKNOWN (jobs Slurm shows ended that jobtap no
+longer has).
 
 The rules. A job Slurm kept has its jobtap state: one submit, first; a
 waiting job ("wait-KEY") still held once, by its own dependency, both in
@@ -25,10 +26,18 @@ jobtap duration is Slurm's time limit; urgency 0 exactly when Slurm has it
 held by its user or an operator; held when its hold was acknowledged and
 no release; no jobtap hold left. A job Slurm lost has no jobtap state
 left, or its id belongs to a later job whose history begins after the
-kill.
+kill. A job Slurm shows ended may be unknown to jobtap: a restart restores
+the jobs that have not ended, as flux-core's job manager reloads only its
+active jobs (the streams' jobs wait behind the blocker and end only when
+Slurm lost the blocker).
 """
 import json
 import math
+
+# squeue's names of the states IS_JOB_FINISHED tells (a job in them is not
+# restored by jobtap after a restart)
+ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
+         "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"}
 import socket
 import struct
 import sys
@@ -108,7 +117,7 @@ def main():
                      if gone > t - 0.5), (None, None))
 
     bad, lost = [], []
-    kept_history = 0
+    kept_history = ended_unknown = 0
     for jobid, name, t in acked:
         j = ctl.job(jobid)
         s = slurm.get(jobid)
@@ -122,6 +131,8 @@ def main():
                 if j is not None and j["state_name"] != "INACTIVE":
                     bad.append(f"{jobid} {name}: Slurm lost it, jobtap has it "
                                f"in {j['state_name']}")
+            elif j is None and s["state"] in ENDED:
+                ended_unknown += 1  # the later job ended
             # (a job bound after a restart opened the kept state begins
             # with Slurm's submit time, in whole seconds)
             elif (j is None or not j["eventlog"]
@@ -129,6 +140,9 @@ def main():
                 bad.append(f"{jobid} {name}: lost by Slurm, its id taken by "
                            f"{s['name']}, but jobtap shows a history from before "
                            f"the kill")
+            continue
+        if j is None and s["state"] in ENDED:
+            ended_unknown += 1
             continue
         if j is None:
             bad.append(f"{jobid} {name}: Slurm has it, jobtap does not")
@@ -202,6 +216,7 @@ def main():
     print(f"RESTART_LOST {len(at_restart)} WINDOW "
           f"{max(at_restart, default=0.0):.2f}")
     print(f"KEPT {kept_history}")
+    print(f"ENDED_UNKNOWN {ended_unknown}")
 
 
 if __name__ == "__main__":
