@@ -71,7 +71,7 @@ void keep_restored (struct adapter_ctx *ctx)
         return;
     if ((n = jobtap_host_store_drop_kept ()) > 0)
         info ("jobtap: forgot the kept state of %d jobs slurmctld no longer "
-              "has", n);
+              "has or that ended", n);
 }
 
 void keep_write (struct adapter_ctx *ctx)
