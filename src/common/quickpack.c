@@ -427,8 +427,8 @@ static json_t *quick_pack_object (struct fmt_walk *q, int depth)
             return o;
         if (k < 0 || !(v = quick_pack_value (q, depth + 1)))
             break;
-        if ((key && ascii (key) ? json_object_set_new_nocheck (o, key, v)
-                                : json_object_set_new (o, key, v))
+        if ((ascii (key) ? json_object_set_new_nocheck (o, key, v)
+                         : json_object_set_new (o, key, v))
             < 0)
             break;
     }

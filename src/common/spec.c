@@ -432,11 +432,8 @@ static int spec_replay_add (struct job *job, json_t *updates)
     /* a host that cannot rebuild never gives a recipe to replay on */
     if (job->spec_unreplayable || !job->rt->ops->jobspec_rebuild)
         return 0;
-    if (!b) {
-        if (!(b = job->spec_replay = malloc (sizeof (*b))))
-            return -1;
-        *b = (struct strbuf){0};
-    }
+    if (!b && !(b = job->spec_replay = strbuf_new ()))
+        return -1;
     first = b->len == 0;
     size_t start = b->len;
     if (compact_append (NULL, updates, &b->data, &b->len, &b->cap) < 0)

@@ -270,7 +270,7 @@ void store_record_event (struct job *job, struct event *ev)
         if (!job->store_pending && (job->store_pending = s->spare_pending))
             s->spare_pending = NULL;
         else if (!job->store_pending
-                 && !(job->store_pending = calloc (1, sizeof (struct strbuf))))
+                 && !(job->store_pending = strbuf_new ()))
             return;
         b = job->store_pending;
         if (!b->cap) /* room for a submission's few entries at once */

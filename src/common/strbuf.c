@@ -53,6 +53,16 @@ void strbuf_free (struct strbuf *b)
     memset (b, 0, sizeof (*b));
 }
 
+struct strbuf *strbuf_new (void)
+{
+    /* not calloc: glibc's calloc (2.36, 2.41) goes past the thread's
+     * cache of free blocks, and strbufs are made on the submission path */
+    struct strbuf *b = malloc (sizeof (*b));
+    if (b)
+        *b = (struct strbuf){0};
+    return b;
+}
+
 void strbuf_destroy (struct strbuf *b)
 {
     if (b) {

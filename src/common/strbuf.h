@@ -60,6 +60,8 @@ void strbuf_put_u64 (struct strbuf *b, uint64_t v);
  * dropped or nothing was written. */
 char *strbuf_take (struct strbuf *b);
 void strbuf_free (struct strbuf *b);
+/* An empty strbuf of its own, for strbuf_destroy; NULL if out of memory. */
+struct strbuf *strbuf_new (void);
 /* strbuf_free and free of a malloc'd strbuf (NULL: nothing). */
 void strbuf_destroy (struct strbuf *b);
 #endif

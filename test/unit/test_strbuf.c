@@ -51,8 +51,11 @@ int main (void)
     ok (!b.data && !b.len && !b.cap, "and leaves the buffer empty");
     free (text);
 
-    struct strbuf *h = calloc (1, sizeof (*h));
+    struct strbuf *h = strbuf_new ();
+    ok (h && !h->data && !h->len && !h->cap && !h->dropped,
+        "a new strbuf is empty");
     strbuf_puts (h, "kept");
+    is (h->data, "kept", "and takes text");
     strbuf_destroy (h); /* valgrind and ASan: nothing left */
     strbuf_destroy (NULL);
     strbuf_free (&b);
