@@ -7,6 +7,7 @@
  * '.' or an exponent so they stay reals, strings are escaped per RFC 8259
  * and keep their UTF-8 as is. */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,17 @@ static const unsigned char needs_escape[256] = {
     [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
 };
 
+/* Whether any byte of w is one needs_escape lists: below 0x20, '"' or
+ * '\\' (the exact tests for a byte below n and for a byte equal to 0). */
+static inline bool word_needs_escape (uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+    return (((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote)
+            | ((backslash - ones) & ~backslash))
+           & highs;
+}
+
 static void put_string (struct buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -84,6 +96,13 @@ static void put_string (struct buf *b, const char *s, size_t n)
     if (reserve (b, n + 2) == 0) {
         char *d = b->data + b->len;
         *d++ = '"';
+        for (; i + 8 <= n; i += 8) { /* eight bytes a step while clean */
+            uint64_t w;
+            memcpy (&w, s + i, 8);
+            if (word_needs_escape (w))
+                break;
+            memcpy (d + i, &w, 8);
+        }
         for (; i < n && !needs_escape[(unsigned char)s[i]]; i++)
             d[i] = s[i];
         if (i == n) {

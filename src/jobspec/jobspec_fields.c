@@ -54,6 +54,7 @@ static const size_t string_members[] = {
     offsetof (struct jobspec_fields, array),
 };
 #define NSTRINGS (sizeof (string_members) / sizeof (string_members[0]))
+_Static_assert (NSTRINGS <= 32, "a block's 'present' has a bit per string");
 /* string_members' index of dependency: without it, a job has no
  * attributes.system.dependencies, told without loading the block (every
  * submission asks). */
@@ -104,15 +105,19 @@ static char *put_string (char *p, const char *s)
 
 void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
 {
-    uint32_t argc = argv_count (f);
+    uint32_t argc = argv_count (f), present = 0;
     size_t total = sizeof (struct block), lens[NSTRINGS];
+    const char *strings[NSTRINGS];
     struct block *b;
     char *p;
 
+    /* most members are NULL: the copy walks only the ones set */
     for (size_t i = 0; i < NSTRINGS; i++) {
-        const char *s = member_of (f, i);
-        lens[i] = s ? strlen (s) + 1 : 0;
-        total += lens[i];
+        if ((strings[i] = member_of (f, i))) {
+            present |= 1u << i;
+            lens[i] = strlen (strings[i]) + 1;
+            total += lens[i];
+        }
     }
     for (uint32_t i = 0; i < argc; i++)
         total += strlen (f->argv[i]) + 1;
@@ -123,6 +128,7 @@ void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
     *b = (struct block){
         .magic = FIELDS_MAGIC,
         .len = (uint32_t)total,
+        .present = present,
         .argc = argc,
         .mem_mb = f->mem_mb,
         .begin_time = f->begin_time,
@@ -141,11 +147,9 @@ void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
         .mem_per = (uint8_t)f->mem_per,
     };
     p = (char *)(b + 1);
-    for (size_t i = 0; i < NSTRINGS; i++) {
-        if (lens[i]) {
-            b->present |= 1u << i;
-            p = (char *)memcpy (p, member_of (f, i), lens[i]) + lens[i];
-        }
+    for (uint32_t left = present; left; left &= left - 1) {
+        int i = __builtin_ctz (left);
+        p = (char *)memcpy (p, strings[i], lens[i]) + lens[i];
     }
     for (uint32_t i = 0; i < argc; i++)
         p = put_string (p, f->argv[i]);

@@ -76,9 +76,9 @@ void conf_load (struct conf *conf)
     free (conf->state_dir);
     conf->state_dir = state_dir;
     conf->state_sync = state_sync;
-    conf->priority_mode = PRIORITY_SITE_FACTOR;
+    enum priority_mode priority_mode = PRIORITY_SITE_FACTOR;
     if (mode && !strcmp (mode, "authoritative"))
-        conf->priority_mode = PRIORITY_AUTHORITATIVE;
+        priority_mode = PRIORITY_AUTHORITATIVE;
     else if (mode && strcmp (mode, "site-factor"))
         error ("jobtap: [slurm-jobtap] priority-mode \"%s\" is not "
                "\"site-factor\" or \"authoritative\"; using site-factor",
@@ -88,8 +88,12 @@ void conf_load (struct conf *conf)
                "using 30",
                period);
     conf->reprioritize_period = period >= 0 ? period : 30;
-    conf->log_jobspec = log_spec;
-    conf->policy_defaults = policy_defaults;
+    atomic_store_explicit (&conf->priority_mode, priority_mode,
+                           memory_order_relaxed);
+    atomic_store_explicit (&conf->log_jobspec, log_spec != 0,
+                           memory_order_relaxed);
+    atomic_store_explicit (&conf->policy_defaults, policy_defaults,
+                           memory_order_relaxed);
     free (conf->control_socket);
     conf->control_socket = control_socket;
     conf->control_port = port;
@@ -101,26 +105,19 @@ void conf_load (struct conf *conf)
 
 bool conf_policy_defaults (struct conf *conf)
 {
-    pthread_mutex_lock (&conf->lock);
-    bool on = conf->policy_defaults;
-    pthread_mutex_unlock (&conf->lock);
-    return on;
+    return atomic_load_explicit (&conf->policy_defaults,
+                                 memory_order_relaxed);
 }
 
 bool conf_log_jobspec (struct conf *conf)
 {
-    pthread_mutex_lock (&conf->lock);
-    bool on = conf->log_jobspec;
-    pthread_mutex_unlock (&conf->lock);
-    return on;
+    return atomic_load_explicit (&conf->log_jobspec, memory_order_relaxed);
 }
 
 enum priority_mode conf_priority_mode (struct conf *conf)
 {
-    pthread_mutex_lock (&conf->lock);
-    enum priority_mode mode = conf->priority_mode;
-    pthread_mutex_unlock (&conf->lock);
-    return mode;
+    return (enum priority_mode)atomic_load_explicit (&conf->priority_mode,
+                                                     memory_order_relaxed);
 }
 
 int conf_reprioritize_period (struct conf *conf)

@@ -3,26 +3,30 @@
  * reconfigure, read by every module from any thread.
  *
  * Locks: conf->lock is a leaf: nothing else is taken while it is held, and
- * it may be taken under slurmctld locks and the runtime's mutex. */
+ * it may be taken under slurmctld locks and the runtime's mutex.  The
+ * flags every submission reads are atomics, read without it: each is
+ * one value, and a reconfigure that lands during a submission may be
+ * seen by one read and not the next, as with the lock. */
 #ifndef SLURM_JOBTAP_ADAPTER_CONF_H
 #define SLURM_JOBTAP_ADAPTER_CONF_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 enum priority_mode { PRIORITY_SITE_FACTOR, PRIORITY_AUTHORITATIVE };
 
 struct conf {
     pthread_mutex_t lock;
-    enum priority_mode priority_mode;
-    int reprioritize_period; /* seconds; 0 = off */
-    bool log_jobspec;        /* log the jobspec built for each job */
+    _Atomic int priority_mode; /* enum priority_mode */
+    int reprioritize_period;   /* seconds; 0 = off */
+    atomic_bool log_jobspec;   /* log the jobspec built for each job */
     char *control_socket;    /* the control socket's path (control.h) */
     int control_port;        /* the control port (TCP); 0: closed */
     char *control_address;   /* where it listens; NULL: every address */
     char *state_dir;         /* the jobs' kept state; NULL: not kept */
     bool state_sync;         /* fdatasync it after each agent pass */
-    bool policy_defaults;    /* Flux's [policy] sets jobspec defaults */
+    atomic_bool policy_defaults; /* Flux's [policy] sets jobspec defaults */
 };
 
 #define CONF_INIT                                                              \

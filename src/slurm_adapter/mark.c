@@ -71,7 +71,7 @@ bool mark_find (char *const *env,
                 const struct mark_boot *boot,
                 struct mark *m)
 {
-    for (uint32_t i = 0; env && i < n; i++) {
+    for (uint32_t i = env ? n : 0; i-- > 0;) {
         const char *e = env[i];
         uint64_t f[5] = {0, 0, 0, 0, MARK_CREATED_HELD};
         if (!e || strncmp (e, MARK_PREFIX, PREFIX_LEN))

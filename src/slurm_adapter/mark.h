@@ -59,7 +59,9 @@ void mark_format (char *buf,
                   const struct mark_boot *boot,
                   const struct mark *m);
 
-/* Find the first well-formed mark among env[0..n) (env may be NULL).
+/* Find the last well-formed mark among env[0..n) (env may be NULL):
+ * job_submit appends its own, so one a request brought with it is passed
+ * over, and the search ends at the first entry it reads.
  * m->token is 0 when the mark comes from another boot (there is no
  * provisional job to bind then). Returns false, leaving *m alone, when
  * there is none. */

@@ -91,7 +91,7 @@ static void test_not_found (void)
         "the outputs are left alone when there is no mark");
 }
 
-/* Each malformed mark is skipped; a good one after it is still found. */
+/* Each malformed mark is skipped; a good one before it is still found. */
 static void test_malformed (void)
 {
     const char *bad[] = {
@@ -112,14 +112,29 @@ static void test_malformed (void)
         "slurm_jobtap_submit=1:2:3:4",
     };
     for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
-        char *env[] = {NULL, (char *)bad[i],
-                       "SLURM_JOBTAP_SUBMIT=1:8:9:10:2"};
+        char *env[] = {"SLURM_JOBTAP_SUBMIT=1:8:9:10:2", NULL,
+                       (char *)bad[i]};
         struct mark m = {0, 0, 0, 0};
         bool found = mark_find (env, 3, boot (1), &m);
         ok (found && m.token == 8 && m.urgency == 9 && m.op_priority == 10
                 && m.flags == MARK_BATCH,
             "skipped: \"%s\"", bad[i]);
     }
+}
+
+/* A mark the request brought is passed over: job_submit's own is the
+ * last. */
+static void test_last_wins (void)
+{
+    char *env[] = {"SLURM_JOBTAP_SUBMIT=1:2:3:4:0", "A=b",
+                   "SLURM_JOBTAP_SUBMIT=1:5:6:7:2"};
+    struct mark m = {0, 0, 0, 0};
+
+    ok (mark_find (env, 3, boot (1), &m) && m.token == 5 && m.urgency == 6
+            && m.op_priority == 7 && m.flags == MARK_BATCH,
+        "the last mark is the one found");
+    ok (mark_find (env, 2, boot (1), &m) && m.token == 2 && m.urgency == 3,
+        "within the first n entries");
 }
 
 int main (void)
@@ -129,6 +144,7 @@ int main (void)
     test_four_fields ();
     test_not_found ();
     test_malformed ();
+    test_last_wins ();
     done_testing ();
     return 0;
 }

@@ -130,6 +130,37 @@ static void test_strings (void)
     check (o, "{\"k\\\"\xc3\xa9\\n\":\"v\"}", "keys are escaped the same way");
     json_decref (o);
 
+    /* Every byte that needs an escape, at each place of the first 24, in
+     * runs of bytes just beside '"' and '\\' and the controls (the writer
+     * tests eight bytes at a time) */
+    const char fills[] = {'x', '!', '#', '[', ']', ' ', '~'};
+    const char escaped[] = {'\0', '\x01', '\b', '\x1f', '"', '\\'};
+    int wrong = 0, cases = 0;
+    for (size_t f = 0; f < sizeof (fills); f++) {
+        for (size_t e = 0; e < sizeof (escaped); e++) {
+            for (size_t at = 0; at < 24; at++) {
+                char text[24];
+                memset (text, fills[f], sizeof (text));
+                text[at] = escaped[e];
+                o = json_stringn (text, sizeof (text));
+                char *dumped = compact_dumps (&memo, o);
+                json_error_t err;
+                json_t *back = dumped ? json_loads (dumped, JSON_DECODE_ANY
+                                                        | JSON_ALLOW_NUL,
+                                                    &err)
+                                      : NULL;
+                if (!back || !json_equal (back, o))
+                    wrong++;
+                cases++;
+                json_decref (back);
+                free (dumped);
+                json_decref (o);
+            }
+        }
+    }
+    ok (wrong == 0, "%d strings with one escape at each place: %d wrong",
+        cases, wrong);
+
     /* longer than the writer's stack buffer, escapes past it */
     char *big = malloc (5001);
     memset (big, 'x', 5000);
