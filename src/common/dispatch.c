@@ -143,7 +143,8 @@ static void args_job_fill (void *arg, json_t *in)
 static int args_job_find (void *arg,
                           const char *const *path,
                           int depth,
-                          json_t **value)
+                          json_t **value,
+                          struct jobtap_spec_scalar *scalar)
 {
     const struct args_job *a = arg;
 
@@ -152,7 +153,7 @@ static int args_job_find (void *arg,
     if (!strcmp (path[0], "jobspec"))
         return spec_updated (a->job) ? JOBTAP_SPEC_UNKNOWN
                                      : spec_find (a->job, path + 1, depth - 1,
-                                                  value);
+                                                  value, scalar);
     for (int i = 0; i < NFIELDS; i++) {
         if (strcmp (path[0], field_names[i]))
             continue;

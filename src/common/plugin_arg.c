@@ -31,6 +31,9 @@ struct flux_plugin_arg {
      * as the members of 'in' would be */
     json_t **found;
     int found_count, found_cap; /* (emptied args keep the room) */
+    /* and the strings of the scalars they read (quickpack.h) */
+    size_t found_text_len;
+    char found_text[256];
     char error[JSON_ERROR_TEXT_LENGTH + 64];
 };
 
@@ -69,6 +72,7 @@ bool plugin_arg_empty (flux_plugin_arg_t *args)
     for (int i = 0; i < args->found_count; i++)
         json_decref (args->found[i]);
     args->found_count = 0;
+    args->found_text_len = 0;
     args->filled = false;
     args->key_got = false;
     args->error[0] = '\0';
@@ -232,9 +236,13 @@ static bool arg_unpack_found (flux_plugin_arg_t *args,
     struct quick_virtual vt = {
         .find = args->lazy->find,
         .arg = args->lazy_arg,
+        .text = args->found_text,
+        .text_len = args->found_text_len,
+        .text_cap = sizeof (args->found_text),
     };
     bool done = quickpack_unpack_virtual (args->in, fmt, ap, &vt);
 
+    args->found_text_len = vt.text_len;
     if (vt.held_count == 0)
         return done;
     return arg_keep_found (args, &vt) == 0 && done;

@@ -8,6 +8,8 @@
 #include <jansson.h>
 #include <flux/core.h>
 
+struct jobtap_spec_scalar; /* host.h */
+
 /* Args holding 'in' and 'out' (references stolen; either may be NULL):
  * the runtime's hot paths build objects directly, without formats. */
 flux_plugin_arg_t *plugin_arg_create_with (json_t *in, json_t *out);
@@ -38,7 +40,7 @@ struct plugin_arg_lazy {
     json_t *(*get) (void *arg);
     void (*fill) (void *arg, json_t *in);
     int (*find) (void *arg, const char *const *path, int depth,
-                 json_t **value);
+                 json_t **value, struct jobtap_spec_scalar *scalar);
     void (*destroy) (void *arg);
 };
 int plugin_arg_set_lazy (flux_plugin_arg_t *args,

@@ -217,7 +217,8 @@ static bool virtual_objects (struct fmt_walk *q, const char **path, int n)
 
     for (int i = q->objects_told + 1; i <= n; i++) {
         json_t *v = NULL;
-        int kind = vt->find (vt->arg, path, i, &v);
+        struct jobtap_spec_scalar scalar;
+        int kind = vt->find (vt->arg, path, i, &v, &scalar);
         json_decref (v);
         if (kind == JOBTAP_SPEC_ABSENT && q->optional[i - 1]) {
             q->absent_from = i;
@@ -230,9 +231,76 @@ static bool virtual_objects (struct fmt_walk *q, const char **path, int n)
     return true;
 }
 
+/* The JSON value of a scalar, for the formats quick_scalar leaves to
+ * quick_value. */
+static json_t *scalar_json (const struct jobtap_spec_scalar *scalar)
+{
+    switch (scalar->type) {
+    case JSON_STRING:
+        return json_string_nocheck (scalar->string);
+    case JSON_INTEGER:
+        return json_integer (scalar->integer);
+    case JSON_REAL:
+        return json_real (scalar->real);
+    default:
+        return NULL;
+    }
+}
+
+/* A scalar the finder told, unpacked as quick_value unpacks its JSON
+ * value: the usual formats straight from it (a string copied into the
+ * reader's room), the others, and a string the room cannot take, from
+ * its JSON value, held for the reader. */
+static bool quick_scalar (struct fmt_walk *q,
+                          struct quick_virtual *vt,
+                          const struct jobtap_spec_scalar *scalar,
+                          int depth)
+{
+    const char *at = q->p;
+    char c = quick_token (q);
+    void *t;
+    json_t *v;
+
+    q->p++;
+    if (c == 's' && scalar->type == JSON_STRING && quick_token (q) != '%') {
+        size_t n = strlen (scalar->string) + 1;
+        if (n <= vt->text_cap - vt->text_len) {
+            if (!(t = va_arg (q->ap, void *)))
+                return false;
+            *(const char **)t = memcpy (vt->text + vt->text_len,
+                                        scalar->string, n);
+            vt->text_len += n;
+            return true;
+        }
+    }
+    else if ((c == 'i' || c == 'I') && scalar->type == JSON_INTEGER) {
+        if (!(t = va_arg (q->ap, void *)))
+            return false;
+        if (c == 'i')
+            *(int *)t = (int)scalar->integer;
+        else
+            *(json_int_t *)t = scalar->integer;
+        return true;
+    }
+    else if ((c == 'f' && scalar->type == JSON_REAL)
+             || (c == 'F' && scalar->type != JSON_STRING)) {
+        if (!(t = va_arg (q->ap, void *)))
+            return false;
+        *(double *)t = scalar->type == JSON_REAL ? scalar->real
+                                                  : (double)scalar->integer;
+        return true;
+    }
+    q->p = at; /* (no argument taken) */
+    if (vt->held_count == QUICK_VIRTUAL_HELD || !(v = scalar_json (scalar)))
+        return false;
+    vt->held[vt->held_count++] = v;
+    return quick_value (q, v, depth);
+}
+
 /* The value at 'path' (n keys from the root) of what the root lacks, as
  * the finder tells it: objects are walked, scalars unpacked from the
- * value it gives (held for the reader, also as 'o'), absent members
+ * value it gives (held for the reader, also as 'o') or from the scalar
+ * it tells (quick_scalar), absent members
  * skipped where optional.  The objects the format walks into are not
  * asked for on the way down: a scalar is told only inside objects (the
  * finder's contract), so they are asked for only when no scalar below
@@ -248,6 +316,7 @@ static bool quick_virtual_value (struct fmt_walk *q,
     struct quick_virtual *vt = q->virt;
     char c = quick_token (q);
     json_t *v = NULL;
+    struct jobtap_spec_scalar scalar;
     int kind;
 
     q->optional[n - 1] = opt;
@@ -286,7 +355,11 @@ static bool quick_virtual_value (struct fmt_walk *q,
             }
         }
     }
-    kind = vt->find (vt->arg, path, n, &v);
+    kind = vt->find (vt->arg, path, n, &v, &scalar);
+    if (kind == JOBTAP_SPEC_SCALAR) {
+        q->objects_told = n - 1;
+        return quick_scalar (q, vt, &scalar, depth);
+    }
     if (kind == JOBTAP_SPEC_VALUE) {
         if (vt->held_count == QUICK_VIRTUAL_HELD) {
             json_decref (v);

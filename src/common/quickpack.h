@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <jansson.h>
 
+struct jobtap_spec_scalar; /* host.h */
+
 /* json_vunpack_ex (root, err, 0, fmt, ap): the same return value, the
  * same writes through the arguments, the same error. */
 int quickpack_vunpack (json_t *root,
@@ -30,19 +32,24 @@ int quickpack_vunpack (json_t *root,
 bool quickpack_unpack (json_t *root, const char *fmt, va_list ap);
 
 /* The top-level keys an unpack's root lacks read from a finder:
- * find (arg, path, depth, &value) answers for the members at paths from
- * the root as ops.jobspec_find does (JOBTAP_SPEC_*, host.h); the scalars
- * it gives are kept in held[] for the unpack's reader, who must decref
- * them when done with what it unpacked.  A finder that tells a value at
- * a path tells every member above it an object (the walk asks for those
- * only when it must). */
+ * find (arg, path, depth, &value, &scalar) answers for the members at
+ * paths from the root as ops.jobspec_find does (JOBTAP_SPEC_*, host.h);
+ * the JSON values it gives are kept in held[] for the unpack's reader,
+ * who must decref them when done with what it unpacked, and the strings
+ * of the scalars it tells are copied into text[text_len..text_cap) (the
+ * reader's room, text_len advanced; a string that does not fit is held
+ * as a JSON string instead).  A finder that tells a value at a path
+ * tells every member above it an object (the walk asks for those only
+ * when it must). */
 #define QUICK_VIRTUAL_HELD 8
 struct quick_virtual {
     int (*find) (void *arg, const char *const *path, int depth,
-                 json_t **value);
+                 json_t **value, struct jobtap_spec_scalar *scalar);
     void *arg;
     json_t *held[QUICK_VIRTUAL_HELD];
     int held_count;
+    char *text;
+    size_t text_len, text_cap;
 };
 
 /* quickpack_unpack of root with the keys it lacks read from the finder:

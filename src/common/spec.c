@@ -282,7 +282,8 @@ bool spec_updated (struct job *job)
 int spec_find (struct job *job,
                const char *const *path,
                int depth,
-               json_t **value)
+               json_t **value,
+               struct jobtap_spec_scalar *scalar)
 {
     const struct jobtap_host_ops *ops = job->rt->ops;
     enum key_place updated;
@@ -297,8 +298,10 @@ int spec_find (struct job *job,
     if ((updated = updates_against_path (job, path, depth)) == KEY_ABOVE)
         return JOBTAP_SPEC_UNKNOWN;
     kind = ops->jobspec_find (job->spec_source, job->spec_source_len, path,
-                              depth, value, job->rt->ops_arg);
-    if (kind == JOBTAP_SPEC_VALUE && *value && updated == KEY_APART)
+                              depth, value, scalar, job->rt->ops_arg);
+    if (((kind == JOBTAP_SPEC_VALUE && *value)
+         || (kind == JOBTAP_SPEC_SCALAR && scalar))
+        && updated == KEY_APART)
         return kind;
     json_decref (*value);
     *value = NULL;
@@ -527,7 +530,7 @@ json_t *job_dependencies (struct job *job)
                                        "dependencies"};
     json_t *v;
 
-    switch (spec_find (job, path, 3, &v)) {
+    switch (spec_find (job, path, 3, &v, NULL)) {
     case JOBTAP_SPEC_ABSENT:
         return NULL;
     case JOBTAP_SPEC_VALUE:

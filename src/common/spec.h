@@ -12,6 +12,7 @@
 
 struct job;
 struct runtime;
+struct jobtap_spec_scalar;
 
 /* A job keeps the tree through submit and job.new, where plugins read it,
  * then only the host's recipe and the updates since, or the text
@@ -31,13 +32,16 @@ void job_set_jobspec (struct job *job, json_t *spec, char *text);
 int job_spec_from_source (struct job *job, void *data, size_t len);
 /* What the job's jobspec has at 'path' (depth keys), told without making
  * its tree: JOBTAP_SPEC_* (host.h), a scalar in *value (new reference)
- * with JOBTAP_SPEC_VALUE.  UNKNOWN whenever only the tree tells: it is
- * made, an update since the recipe may have changed what is there, or
- * the host cannot tell. */
+ * with JOBTAP_SPEC_VALUE or, when 'scalar' is not NULL, in *scalar with
+ * JOBTAP_SPEC_SCALAR (its string the recipe's: to be copied before the
+ * job changes).  UNKNOWN whenever only the tree tells: it is made, an
+ * update since the recipe may have changed what is there, or the host
+ * cannot tell. */
 int spec_find (struct job *job,
                const char *const *path,
                int depth,
-               json_t **value);
+               json_t **value,
+               struct jobtap_spec_scalar *scalar);
 /* Whether updates were applied since the recipe was given. */
 bool spec_updated (struct job *job);
 /* The host's recipe for the jobspec the job was created with, or last

@@ -65,6 +65,18 @@ enum {
 /* Callbacks out to the scheduler.  Every member may be NULL.  'arg' is
  * the pointer given to jobtap_host_init().  All run with the runtime
  * mutex held (see above). */
+/* A scalar ops.jobspec_find tells without making a JSON value: a
+ * string is the source's own bytes (NUL-terminated, valid UTF-8), read
+ * while the source is the job's, that is during the callback whose
+ * unpack asked (the runtime replaces a job's source only between
+ * callbacks). */
+struct jobtap_spec_scalar {
+    json_type type; /* JSON_STRING, JSON_INTEGER or JSON_REAL */
+    const char *string;
+    json_int_t integer;
+    double real;
+};
+
 struct jobtap_host_ops {
     /* Every flux_log() line and every runtime message (syslog levels).
      * Default when NULL: "slurm-jobtap: <msg>" on stderr. */
@@ -136,7 +148,8 @@ struct jobtap_host_ops {
      * has at 'path' (depth keys from its root), told without making it,
      * so that a plugin reading a few members of a jobspec nobody changed
      * costs no tree.  A scalar's value in *value (a new reference) with
-     * JOBTAP_SPEC_VALUE, or JOBTAP_SPEC_OBJECT, JOBTAP_SPEC_ABSENT, or
+     * JOBTAP_SPEC_VALUE, or in *scalar with JOBTAP_SPEC_SCALAR (no JSON
+     * value made at all), or JOBTAP_SPEC_OBJECT, JOBTAP_SPEC_ABSENT, or
      * JOBTAP_SPEC_UNKNOWN when only the tree tells (the runtime then
      * builds it).  Called as jobspec_rebuild is, outside a pool scope. */
     int (*jobspec_find) (const void *source,
@@ -144,6 +157,7 @@ struct jobtap_host_ops {
                          const char *const *path,
                          int depth,
                          json_t **value,
+                         struct jobtap_spec_scalar *scalar,
                          void *arg);
 };
 
@@ -153,6 +167,7 @@ enum {
     JOBTAP_SPEC_ABSENT,
     JOBTAP_SPEC_OBJECT,
     JOBTAP_SPEC_VALUE,
+    JOBTAP_SPEC_SCALAR,
 };
 
 /* --- Lifecycle --------------------------------------------------------- */

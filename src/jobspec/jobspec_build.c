@@ -6,6 +6,8 @@
  * mapping. */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,14 +456,50 @@ static json_t *sys_cwd (const struct jobspec_fields *f)
 static const struct {
     const char *key;
     json_t *(*make) (const struct jobspec_fields *f);
+    /* made of a text field (at 'field'), lowercased when 'lower' */
+    bool text;
+    size_t field;
+    bool lower;
 } system_scalars[] = {
-    {"duration", sys_duration},
-    {"queue", sys_queue},
-    {"bank", sys_bank},
-    {"project", sys_project},
-    {"cwd", sys_cwd},
+    {"duration", sys_duration, false, 0, false},
+    {"queue", sys_queue, true, offsetof (struct jobspec_fields, partition),
+     false},
+    {"bank", sys_bank, true, offsetof (struct jobspec_fields, account), true},
+    {"project", sys_project, true, offsetof (struct jobspec_fields, wckey),
+     true},
+    {"cwd", sys_cwd, true, offsetof (struct jobspec_fields, work_dir), false},
 };
 #define NSYSTEM_SCALARS (sizeof (system_scalars) / sizeof (system_scalars[0]))
+
+/* Text that is its JSON string as is: ASCII (so UTF-8), and with 'lower'
+ * already lowercase. */
+static bool text_as_is (const char *s, bool lower)
+{
+    for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80 || (lower && *s >= 'A' && *s <= 'Z'))
+            return false;
+    }
+    return true;
+}
+
+/* system_scalars[i] told without JSON: false when it must be made (or is
+ * absent, which the make says). */
+static bool system_scalar (const struct jobspec_fields *f,
+                           size_t i,
+                           struct jobspec_scalar *scalar)
+{
+    if (!system_scalars[i].text) { /* duration, as sys_duration makes it */
+        *scalar = (struct jobspec_scalar){.type = JSON_REAL,
+                                          .real = f->time_limit * 60.};
+        return true;
+    }
+    const char *s =
+        *(const char *const *)((const char *)f + system_scalars[i].field);
+    if (!s || !s[0] || !text_as_is (s, system_scalars[i].lower))
+        return false;
+    *scalar = (struct jobspec_scalar){.type = JSON_STRING, .string = s};
+    return true;
+}
 
 /* The other members the build may put in attributes.system. */
 static const char *const system_others[] = {
@@ -470,11 +508,14 @@ static const char *const system_others[] = {
 
 enum jobspec_member jobspec_system_member (const struct jobspec_fields *f,
                                            const char *key,
-                                           json_t **value)
+                                           json_t **value,
+                                           struct jobspec_scalar *scalar)
 {
     *value = NULL;
     for (size_t i = 0; i < NSYSTEM_SCALARS; i++) {
         if (!strcmp (key, system_scalars[i].key)) {
+            if (scalar && system_scalar (f, i, scalar))
+                return JOBSPEC_MEMBER_SCALAR;
             *value = system_scalars[i].make (f);
             return *value ? JOBSPEC_MEMBER_VALUE : JOBSPEC_MEMBER_ABSENT;
         }

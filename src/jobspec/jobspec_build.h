@@ -79,15 +79,27 @@ enum jobspec_member {
     JOBSPEC_MEMBER_ABSENT,
     JOBSPEC_MEMBER_OBJECT,
     JOBSPEC_MEMBER_VALUE,       /* a scalar, given */
+    JOBSPEC_MEMBER_SCALAR,      /* a scalar, told without JSON */
+};
+
+/* A scalar member told without making its JSON value: a string is a
+ * field's own text (borrowed from the fields read). */
+struct jobspec_scalar {
+    json_type type; /* JSON_STRING, JSON_INTEGER or JSON_REAL */
+    const char *string;
+    json_int_t integer;
+    double real;
 };
 
 /* attributes.system.<key> of jobspec_build (f), built alone: a scalar
- * member's value (*value, a new reference) or what kind the member is.
- * The members made of one field each are answered; for the others it
- * says whether they are there when that is cheap to tell. */
+ * member's value (*value, a new reference; with 'scalar' not NULL, in
+ * *scalar when it is a field as is) or what kind the member is.  The
+ * members made of one field each are answered; for the others it says
+ * whether they are there when that is cheap to tell. */
 enum jobspec_member jobspec_system_member (const struct jobspec_fields *f,
                                            const char *key,
-                                           json_t **value);
+                                           json_t **value,
+                                           struct jobspec_scalar *scalar);
 
 /* The jobspec of a job.  New reference, or NULL when out of memory.  Parts
  * of the tree may be shared with other jobspecs built here: change them

@@ -157,6 +157,16 @@ void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
     return b;
 }
 
+/* ASCII text is its own JSON string (UTF-8, nothing to check). */
+static bool ascii (const char *s)
+{
+    for (; *s; s++) {
+        if ((unsigned char)*s >= 0x80)
+            return false;
+    }
+    return true;
+}
+
 /* The next string of the block at *p, which must end before end. */
 static const char *take_string (const char **p, const char *end)
 {
@@ -245,7 +255,8 @@ enum jobspec_member jobspec_fields_find (const void *block,
                                          size_t len,
                                          const char *const *path,
                                          int depth,
-                                         json_t **value)
+                                         json_t **value,
+                                         struct jobspec_scalar *scalar)
 {
     struct jobspec_fields f;
 
@@ -253,6 +264,11 @@ enum jobspec_member jobspec_fields_find (const void *block,
     if (depth == 0)
         return JOBSPEC_MEMBER_OBJECT;
     if (depth == 1) {
+        if (!strcmp (path[0], "version") && scalar) {
+            *scalar = (struct jobspec_scalar){.type = JSON_INTEGER,
+                                              .integer = 1};
+            return JOBSPEC_MEMBER_SCALAR;
+        }
         if (!strcmp (path[0], "version"))
             return (*value = json_integer (1)) ? JOBSPEC_MEMBER_VALUE
                                                : JOBSPEC_MEMBER_UNKNOWN;
@@ -279,11 +295,16 @@ enum jobspec_member jobspec_fields_find (const void *block,
               NULL) < 0)
         return JOBSPEC_MEMBER_UNKNOWN;
     if (depth == 3)
-        return jobspec_system_member (&f, path[2], value);
+        return jobspec_system_member (&f, path[2], value, scalar);
     if (strcmp (path[2], "job") || !f.name || !f.name[0])
         return JOBSPEC_MEMBER_UNKNOWN;
     if (strcmp (path[3], "name"))
         return JOBSPEC_MEMBER_ABSENT;
+    if (scalar && ascii (f.name)) {
+        *scalar = (struct jobspec_scalar){.type = JSON_STRING,
+                                          .string = f.name};
+        return JOBSPEC_MEMBER_SCALAR;
+    }
     return (*value = json_string (f.name)) ? JOBSPEC_MEMBER_VALUE
                                            : JOBSPEC_MEMBER_UNKNOWN;
 }

@@ -22,12 +22,15 @@ json_t *jobspec_fields_build (const void *block, size_t len);
 
 /* What jobspec_fields_build (block, len) has at 'path' (depth keys from
  * the root), found without building it: a scalar's value in *value (a
- * new reference) or the kind of member there (jobspec_build.h).  Paths
- * it cannot answer cheaply, and blocks not saved here, are UNKNOWN. */
+ * new reference) or, with 'scalar' not NULL, in *scalar when it is a
+ * field as is (a string borrowed from the block), or the kind of member
+ * there (jobspec_build.h).  Paths it cannot answer cheaply, and blocks
+ * not saved here, are UNKNOWN. */
 enum jobspec_member jobspec_fields_find (const void *block,
                                          size_t len,
                                          const char *const *path,
                                          int depth,
-                                         json_t **value);
+                                         json_t **value,
+                                         struct jobspec_scalar *scalar);
 
 #endif

@@ -372,16 +372,27 @@ int jobspec_source_find (const void *source,
                          const char *const *path,
                          int depth,
                          json_t **value,
+                         struct jobtap_spec_scalar *scalar,
                          void *arg)
 {
+    struct jobspec_scalar told;
     (void)arg;
-    switch (jobspec_fields_find (source, len, path, depth, value)) {
+    switch (jobspec_fields_find (source, len, path, depth, value,
+                                 scalar ? &told : NULL)) {
     case JOBSPEC_MEMBER_ABSENT:
         return JOBTAP_SPEC_ABSENT;
     case JOBSPEC_MEMBER_OBJECT:
         return JOBTAP_SPEC_OBJECT;
     case JOBSPEC_MEMBER_VALUE:
         return JOBTAP_SPEC_VALUE;
+    case JOBSPEC_MEMBER_SCALAR:
+        *scalar = (struct jobtap_spec_scalar){
+            .type = told.type,
+            .string = told.string,
+            .integer = told.integer,
+            .real = told.real,
+        };
+        return JOBTAP_SPEC_SCALAR;
     case JOBSPEC_MEMBER_UNKNOWN:
         break;
     }

@@ -16,6 +16,8 @@
 
 #include "jobspec_build.h"
 
+struct jobtap_spec_scalar; /* host.h */
+
 /* Where a submission's defaults come from: slurmctld's partition table
  * inside slurmctld (jobspec_slurmctld_partitions), a stub in tests and
  * benchmarks. */
@@ -72,6 +74,7 @@ int jobspec_source_find (const void *source,
                          const char *const *path,
                          int depth,
                          json_t **value,
+                         struct jobtap_spec_scalar *scalar,
                          void *arg);
 
 /* Jobtap urgency of a job: 0 when held by its user or an operator (not

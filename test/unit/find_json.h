@@ -9,10 +9,13 @@
 
 #include "host.h"
 
+/* With 'scalar' not NULL, strings and numbers are told as scalars (a
+ * string borrowed from root). */
 static inline int find_in_json (json_t *root,
                                 const char *const *path,
                                 int depth,
-                                json_t **value)
+                                json_t **value,
+                                struct jobtap_spec_scalar *scalar)
 {
     json_t *v = root;
 
@@ -24,22 +27,32 @@ static inline int find_in_json (json_t *root,
         return JOBTAP_SPEC_OBJECT;
     if (json_is_array (v))
         return JOBTAP_SPEC_UNKNOWN;
+    if (scalar && (json_is_string (v) || json_is_number (v))) {
+        *scalar = (struct jobtap_spec_scalar){
+            .type = json_typeof (v),
+            .string = json_string_value (v),
+            .integer = json_integer_value (v),
+            .real = json_real_value (v),
+        };
+        return JOBTAP_SPEC_SCALAR;
+    }
     *value = json_incref (v);
     return JOBTAP_SPEC_VALUE;
 }
 
-/* The same of the JSON text 'source' (len bytes). */
+/* The same of the JSON text 'source' (len bytes); the document read is
+ * kept until the next call, for the strings of the scalars told. */
 static inline int find_in_json_text (const void *source,
                                      size_t len,
                                      const char *const *path,
                                      int depth,
-                                     json_t **value)
+                                     json_t **value,
+                                     struct jobtap_spec_scalar *scalar)
 {
-    json_t *root = json_loadb (source, len, 0, NULL);
-    int kind = find_in_json (root, path, depth, value);
-
-    json_decref (root);
-    return kind;
+    static json_t *last;
+    json_decref (last);
+    last = json_loadb (source, len, 0, NULL);
+    return find_in_json (last, path, depth, value, scalar);
 }
 
 /* A test host's recipe for a jobspec: the jobspec's own text, made
@@ -61,11 +74,12 @@ static inline int recipe_find (const void *source,
                                const char *const *path,
                                int depth,
                                json_t **value,
+                               struct jobtap_spec_scalar *scalar,
                                void *arg)
 {
     (void)arg;
     recipe_finds++;
-    return find_in_json_text (source, len, path, depth, value);
+    return find_in_json_text (source, len, path, depth, value, scalar);
 }
 
 #endif

@@ -144,9 +144,27 @@ static json_t *member_at (json_t *spec, const char *const *path, int depth)
     return spec;
 }
 
+/* A scalar's JSON value. */
+static json_t *scalar_json (const struct jobspec_scalar *scalar)
+{
+    switch (scalar->type) {
+    case JSON_STRING:
+        return json_string (scalar->string);
+    case JSON_INTEGER:
+        return json_integer (scalar->integer);
+    case JSON_REAL:
+        return json_real (scalar->real);
+    default:
+        return NULL;
+    }
+}
+
+static int scalars_told; /* answers given as JOBSPEC_MEMBER_SCALAR */
+
 /* jobspec_fields_find against the built jobspec, at every path a reader
- * may ask for: whatever it answers is what the tree has; *answered counts
- * the paths it answered (not UNKNOWN). */
+ * may ask for, asked for JSON values and then for scalars: whatever it
+ * answers is what the tree has; *answered counts the paths it answered
+ * (not UNKNOWN). */
 static void find_matches_build (const struct jobspec_fields *f,
                                 const char *what,
                                 int *answered)
@@ -180,13 +198,21 @@ static void find_matches_build (const struct jobspec_fields *f,
     json_t *spec = jobspec_build (f);
     int wrong = 0;
 
-    for (size_t i = 0; i < sizeof (paths) / sizeof (paths[0]); i++) {
+    for (size_t k = 0; k < 2 * sizeof (paths) / sizeof (paths[0]); k++) {
+        size_t i = k % (sizeof (paths) / sizeof (paths[0]));
+        bool as_scalar = k >= sizeof (paths) / sizeof (paths[0]);
+        struct jobspec_scalar scalar = {.type = JSON_NULL};
         int depth = 0;
         while (depth < 5 && paths[i][depth])
             depth++;
         json_t *v = NULL;
-        enum jobspec_member m = jobspec_fields_find (block, len, paths[i],
-                                                     depth, &v);
+        enum jobspec_member m = jobspec_fields_find (
+            block, len, paths[i], depth, &v, as_scalar ? &scalar : NULL);
+        if (m == JOBSPEC_MEMBER_SCALAR && as_scalar && !v) {
+            v = scalar_json (&scalar);
+            m = JOBSPEC_MEMBER_VALUE;
+            scalars_told++;
+        }
         json_t *want = member_at (spec, paths[i], depth);
         bool right = m == JOBSPEC_MEMBER_UNKNOWN
                      || (m == JOBSPEC_MEMBER_ABSENT && !want)
@@ -194,10 +220,11 @@ static void find_matches_build (const struct jobspec_fields *f,
                      || (m == JOBSPEC_MEMBER_VALUE && want
                          && !json_is_object (want) && json_equal (v, want)
                          && json_typeof (v) == json_typeof (want));
-        if (m != JOBSPEC_MEMBER_UNKNOWN)
+        if (m != JOBSPEC_MEMBER_UNKNOWN && !as_scalar)
             (*answered)++;
         if (!right) {
-            diag ("%s: path %zu answered %d", what, i, (int)m);
+            diag ("%s: path %zu answered %d%s", what, i, (int)m,
+                  as_scalar ? " (scalars asked for)" : "");
             wrong++;
         }
         json_decref (v);
@@ -225,6 +252,9 @@ static void test_find (void)
     f.dependency = "afterok:12";
     f.qos = "normal";
     find_matches_build (&f, "the usual fields", &answered);
+    f.account = "physics";
+    f.wckey = "wk";
+    find_matches_build (&f, "an account and wckey in lowercase", &answered);
     f.partition = "";
     f.account = "";
     f.name = "";
@@ -237,14 +267,15 @@ static void test_find (void)
         const char *cwd[] = {"attributes", "system", "cwd"};
         size_t len;
         void *block = jobspec_fields_save (&f, &len);
-        ok (jobspec_fields_find (block, len, cwd, 3, &v)
+        struct jobspec_scalar scalar;
+        ok (jobspec_fields_find (block, len, cwd, 3, &v, &scalar)
                     == JOBSPEC_MEMBER_ABSENT
                 && v == NULL,
             "a field that is not UTF-8 is absent from the jobspec");
-        ok (jobspec_fields_find (block, len, queue, 3, &v)
+        ok (jobspec_fields_find (block, len, queue, 3, &v, &scalar)
                     == JOBSPEC_MEMBER_VALUE
                 && !strcmp (json_string_value (v), "h\xc3\xa9"),
-            "a field in UTF-8 beyond ASCII is there as it is");
+            "a field in UTF-8 beyond ASCII is there as it is, checked");
         json_decref (v);
         free (block);
     }
@@ -253,9 +284,11 @@ static void test_find (void)
     find_matches_build (&f, "a dependency alone", &answered);
     ok (answered >= 40, "most paths are answered without a build (%d)",
         answered);
+    ok (scalars_told >= 12, "asked for, scalars are told as such (%d)",
+        scalars_told);
 
     char junk[256] = {0};
-    ok (jobspec_fields_find (junk, sizeof (junk), queue, 3, &v)
+    ok (jobspec_fields_find (junk, sizeof (junk), queue, 3, &v, NULL)
                 == JOBSPEC_MEMBER_UNKNOWN
             && v == NULL,
         "bytes not saved here: unknown, no value");

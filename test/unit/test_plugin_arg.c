@@ -185,10 +185,11 @@ static void split_fill (void *arg, json_t *in)
 static int split_find (void *arg,
                        const char *const *path,
                        int depth,
-                       json_t **value)
+                       json_t **value,
+                       struct jobtap_spec_scalar *scalar)
 {
     (void)arg;
-    return find_in_json (split_doc, path, depth, value);
+    return find_in_json (split_doc, path, depth, value, scalar);
 }
 
 static const struct plugin_arg_lazy split_lazy = {

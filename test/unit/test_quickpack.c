@@ -347,7 +347,14 @@ static void unpack_spec (struct spec *sp, json_t *doc)
         sp->fmt[sp->len = pick ((unsigned)sp->len)] = '\0';
 }
 
-enum unpack_mode { BY_JANSSON, BY_QUICKPACK, QUICK_ONLY, MAY_READ, VIRTUAL };
+enum unpack_mode {
+    BY_JANSSON,
+    BY_QUICKPACK,
+    QUICK_ONLY,
+    MAY_READ,
+    VIRTUAL,
+    VIRTUAL_SCALARS, /* VIRTUAL, the finder telling scalars as such */
+};
 
 static const char *lazy_key; /* MAY_READ, VIRTUAL: the key asked about */
 static json_t *virtual_value; /* VIRTUAL: the value the finder tells of */
@@ -356,16 +363,27 @@ static struct quick_virtual virt;
 /* A finder of lazy_key's value, virtual_value, as the runtime's args
  * have one: arrays are left to the tree; other keys are absent. */
 static int finds; /* calls of find_in_value */
+static bool tell_scalars; /* find_in_value tells scalars as such */
+static char virtual_text[16]; /* VIRTUAL_SCALARS: room for a few strings */
 static int find_in_value (void *arg,
                           const char *const *path,
                           int depth,
-                          json_t **value)
+                          json_t **value,
+                          struct jobtap_spec_scalar *scalar)
 {
     (void)arg;
     finds++;
     if (strcmp (path[0], lazy_key))
         return JOBTAP_SPEC_ABSENT;
-    return find_in_json (virtual_value, path + 1, depth - 1, value);
+    return find_in_json (virtual_value, path + 1, depth - 1, value,
+                         tell_scalars ? scalar : NULL);
+}
+
+static void release_held (void)
+{
+    for (int i = 0; i < virt.held_count; i++)
+        json_decref (virt.held[i]);
+    virt.held_count = 0;
 }
 
 static int unpack_via (enum unpack_mode mode,
@@ -384,11 +402,19 @@ static int unpack_via (enum unpack_mode mode,
         rc = quickpack_vunpack (root, err, fmt, ap);
     else if (mode == QUICK_ONLY)
         rc = quickpack_unpack (root, fmt, ap) ? 0 : -1;
-    else if (mode == VIRTUAL) {
-        virt = (struct quick_virtual){.find = find_in_value};
+    else if (mode == VIRTUAL || mode == VIRTUAL_SCALARS) {
+        virt = (struct quick_virtual){
+            .find = find_in_value,
+            .text = virtual_text,
+            .text_cap = sizeof (virtual_text),
+        };
+        tell_scalars = mode == VIRTUAL_SCALARS;
         rc = quickpack_unpack_virtual (root, fmt, ap, &virt) ? 0 : -1;
-        for (int i = 0; i < virt.held_count; i++)
-            json_decref (virt.held[i]); /* the document holds them too */
+        tell_scalars = false;
+        /* the document holds them too; what scalars made is the
+         * reader's until the run is compared (release_held) */
+        if (mode == VIRTUAL)
+            release_held ();
     }
     else
         rc = quickpack_may_read (fmt, ap, lazy_key);
@@ -453,6 +479,42 @@ static void unpack_run (enum unpack_mode mode,
     }
 }
 
+/* Whether run v wrote what run a did, strings and objects by value
+ * (a finder's scalars are copies): only the slots v wrote with all. */
+static bool wrote_alike (const struct spec *sp,
+                         const struct unpack_run *a,
+                         const struct unpack_run *v,
+                         bool all)
+{
+    union slot unset;
+    memset (&unset, UNSET, sizeof (unset));
+    for (int i = 0; i < sp->nargs; i++) {
+        const struct arg *t = &sp->args[i];
+        if (t->kind != K_TARGET || t->v < 0)
+            continue;
+        const union slot *x = &a->slots[t->v], *y = &v->slots[t->v];
+        if (!all && !memcmp (y, &unset, sizeof (unset)))
+            continue;
+        if (!memcmp (x, &unset, sizeof (unset))
+            || !memcmp (y, &unset, sizeof (unset))) {
+            if (memcmp (x, y, sizeof (*x)))
+                return false;
+        }
+        else if (t->conv == 's') {
+            if ((x->s == NULL) != (y->s == NULL)
+                || (x->s && strcmp (x->s, y->s)))
+                return false;
+        }
+        else if (t->conv == 'o' || t->conv == 'O') {
+            if (!json_equal (x->o, y->o))
+                return false;
+        }
+        else if (memcmp (x, y, sizeof (*x)))
+            return false;
+    }
+    return true;
+}
+
 static bool same_error (const json_error_t *a, const json_error_t *b)
 {
     return !strcmp (a->text, b->text) && !strcmp (a->source, b->source) &&
@@ -490,7 +552,7 @@ static json_t *random_object_first_object (void)
 static void test_unpack (int cases, bool object_first)
 {
     int bad = 0, quick = 0, fallback = 0, errors = 0, unread = 0;
-    int virtual = 0;
+    int virtual = 0, scalar_reads = 0;
 
     for (int n = 0; n < cases; n++) {
         json_t *doc = object_first  ? random_object_first_object ()
@@ -565,6 +627,18 @@ static void test_unpack (int cases, bool object_first)
                     }
                 }
                 virtual += v.rc == 0 && m.rc; /* read the key */
+                /* the same with scalars told as such */
+                if (!detail[0]) {
+                    unpack_run (VIRTUAL_SCALARS, &sp, copy, &v);
+                    if (v.rc == 0 && a.rc != 0)
+                        snprintf (detail, sizeof (detail),
+                                  "the finder's scalars took a failure");
+                    else if (!wrote_alike (&sp, &a, &v, v.rc == 0))
+                        snprintf (detail, sizeof (detail),
+                                  "the finder's scalars wrote otherwise");
+                    scalar_reads += v.rc == 0 && m.rc;
+                    release_held ();
+                }
             }
             json_decref (copy);
         }
@@ -584,6 +658,8 @@ static void test_unpack (int cases, bool object_first)
           quick, fallback, errors, unread, virtual);
     ok (virtual >= cases / 600, /* about 1 in 150 */
         "unpack: the cases exercise a key read from a finder");
+    ok (scalar_reads >= cases / 600,
+        "unpack: and from a finder telling scalars (%d)", scalar_reads);
     ok (quick > cases / 5 && fallback > cases / 20 && errors > cases / 5 &&
             unread > cases / 20,
         "unpack: the cases exercise the quick path, jansson's and errors");
@@ -960,6 +1036,24 @@ static bool virtual_unpack (json_t *args, const char *fmt, ...)
     return done;
 }
 
+/* virtual_unpack with the room and held values of 'virt' as the test set
+ * them, released by the next call. */
+static bool quick_scalars (json_t *args, const char *fmt, ...)
+{
+    va_list ap;
+    bool done;
+
+    for (int i = 0; i < virt.held_count; i++)
+        json_decref (virt.held[i]);
+    virt.held_count = 0;
+    virt.text_len = 0;
+    va_start (ap, fmt);
+    lazy_key = "jobspec";
+    done = quickpack_unpack_virtual (args, fmt, ap, &virt);
+    va_end (ap);
+    return done;
+}
+
 static void test_virtual (void)
 {
     json_t *args = json_pack ("{s:I}", "id", (json_int_t)42);
@@ -1008,6 +1102,52 @@ static void test_virtual (void)
     ok (!virtual_unpack (args, "{s:{s:{s:{s:{s:s}}}}}", "jobspec",
                          "attributes", "system", "queue", "x", &queue),
         "virtual: an object wanted where a scalar is: left to the tree");
+
+    /* The finder telling scalars as such: strings copied into the
+     * reader's room (or held as JSON when it is full), numbers as
+     * numbers, other formats from JSON made of them. */
+    char room[8];
+    const char *cwd = NULL;
+    json_int_t version = 0;
+    int iversion = 0;
+    double fversion = 0.;
+    json_object_set_new (json_object_get (json_object_get (virtual_value,
+                                                           "attributes"),
+                                          "system"),
+                         "cwd", json_string ("/a/long/path"));
+    virt = (struct quick_virtual){.find = find_in_value,
+                                  .text = room,
+                                  .text_cap = sizeof (room)};
+    tell_scalars = true;
+    duration = 0.;
+    queue = NULL;
+    ok (quick_scalars (args, "{s:{s:{s:{s?F s?s s?s}} s:I s:i s:F}}",
+                       "jobspec", "attributes", "system", "duration",
+                       &duration, "queue", &queue, "cwd", &cwd, "version",
+                       &version, "version", &iversion, "version", &fversion)
+            && duration == 60. && queue == room && !strcmp (queue, "q")
+            && virt.text_len == 2 && !strcmp (cwd, "/a/long/path")
+            && virt.held_count == 1 && json_is_string (virt.held[0])
+            && version == 1 && iversion == 1 && fversion == 1.,
+        "scalars: a string copied into the room, one too long for it held "
+        "as JSON, numbers read as such");
+    o = NULL;
+    ok (quick_scalars (args, "{s:{s:{s:{s:o}}}}", "jobspec", "attributes",
+                       "system", "duration", &o)
+            && virt.held_count == 1 && o == virt.held[0]
+            && json_real_value (o) == 60.,
+        "scalars: one as 'o', made JSON and held");
+    ok (!quick_scalars (args, "{s:{s:{s:{s:s}}}}", "jobspec", "attributes",
+                        "system", "duration", &queue)
+            && !quick_scalars (args, "{s:{s:{s:{s:i}}}}", "jobspec",
+                               "attributes", "system", "duration", &iversion)
+            && !quick_scalars (args, "{s:{s:{s:{s:f}}}}", "jobspec",
+                               "attributes", "system", "queue", &duration)
+            && !quick_scalars (args, "{s:{s:f}}", "jobspec", "version",
+                               &fversion),
+        "scalars: a format of another type fails, as on the JSON value");
+    tell_scalars = false;
+    release_held ();
 
     /* The objects on the way down are asked for only when no scalar
      * below tells them. */

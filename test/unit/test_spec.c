@@ -517,21 +517,30 @@ static void test_source (void)
 }
 
 /* spec_find of a dotted path ("" for the root), the value's text in
- * *text (static) when it gives one. */
-static int find (struct job *job, const char *dotted, const char **text)
+ * *text (static) when it gives one; with 'told', scalars may be told
+ * as such (their text made here). */
+static int find_as (struct job *job,
+                    const char *dotted,
+                    const char **text,
+                    bool told)
 {
     static char buf[256];
     char copy[256];
     const char *path[8];
     int depth = 0;
     json_t *v = NULL;
+    struct jobtap_spec_scalar scalar;
     int kind;
 
     snprintf (copy, sizeof (copy), "%s", dotted);
     for (char *save, *k = strtok_r (copy, ".", &save); k && depth < 8;
          k = strtok_r (NULL, ".", &save))
         path[depth++] = k;
-    kind = spec_find (job, path, depth, &v);
+    kind = spec_find (job, path, depth, &v, told ? &scalar : NULL);
+    if (kind == JOBTAP_SPEC_SCALAR)
+        v = scalar.type == JSON_STRING ? json_string (scalar.string)
+            : scalar.type == JSON_INTEGER ? json_integer (scalar.integer)
+                                          : json_real (scalar.real);
     if (text) {
         char *t = v ? json_dumps (v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
         snprintf (buf, sizeof (buf), "%s", t ? t : "");
@@ -540,6 +549,11 @@ static int find (struct job *job, const char *dotted, const char **text)
     }
     json_decref (v);
     return kind;
+}
+
+static int find (struct job *job, const char *dotted, const char **text)
+{
+    return find_as (job, dotted, text, false);
 }
 
 /* A job whose jobspec is made from the host's recipe when read, and what
@@ -567,6 +581,15 @@ static void test_from_source (void)
                    == JOBTAP_SPEC_ABSENT
             && recipe_finds == 4 && recipe_rebuilds == 0,
         "members are told by the host, no tree made");
+    ok (find_as (job, "attributes.system.cwd", &v, true)
+                == JOBTAP_SPEC_SCALAR
+            && !strcmp (v, "\"/tmp\"")
+            && find_as (job, "version", &v, true) == JOBTAP_SPEC_SCALAR
+            && !strcmp (v, "1")
+            && find_as (job, "attributes.system", NULL, true)
+                   == JOBTAP_SPEC_OBJECT
+            && recipe_rebuilds == 0,
+        "asked for scalars, the host's scalars come as such");
     ok (job_dependencies (job) == NULL && recipe_rebuilds == 0,
         "no dependencies, told without a tree");
     ok (update (job, "{\"attributes.system.queue\":\"q\"}") == 0
@@ -574,10 +597,16 @@ static void test_from_source (void)
         "an update is listed, no tree made");
     recipe_finds = 0;
     ok (find (job, "attributes.system.queue", NULL) == JOBTAP_SPEC_UNKNOWN
+            && find_as (job, "attributes.system.queue", NULL, true)
+                   == JOBTAP_SPEC_UNKNOWN
             && find (job, "attributes.system.queue.x", NULL)
                    == JOBTAP_SPEC_UNKNOWN
             && recipe_finds == 0,
         "the updated member, and below it: only the tree tells");
+    ok (find_as (job, "attributes.system.cwd", &v, true)
+                == JOBTAP_SPEC_SCALAR
+            && !strcmp (v, "\"/tmp\""),
+        "a scalar beside it is still told as one");
     ok (find (job, "attributes.system.cwd", &v) == JOBTAP_SPEC_VALUE
             && !strcmp (v, "\"/tmp\"")
             && find (job, "attributes.system", NULL) == JOBTAP_SPEC_OBJECT
