@@ -92,10 +92,44 @@ static void test_lock (void)
     runtime_log_sink (NULL, NULL);
 }
 
+/* runtime_yield lets a waiting thread in only from the outermost take. */
+static void test_yield (void)
+{
+    pthread_t t;
+
+    runtime_lock ();
+    ok (!runtime_yield (), "yield with nobody waiting: nothing");
+    thread_got_lock = 0;
+    pthread_create (&t, NULL, locker, NULL);
+    usleep (100 * 1000);
+    runtime_lock ();
+    ok (!runtime_yield () && !thread_got_lock,
+        "yield inside a second take: the waiter still waits");
+    runtime_unlock ();
+    bool yielded = false;
+    for (int i = 0; i < 200 && !thread_got_lock; i++) {
+        yielded |= runtime_yield ();
+        usleep (1000);
+    }
+    ok (yielded && thread_got_lock,
+        "yield from the outermost take: the waiter got the lock");
+    runtime_lock ();
+    runtime_unlock ();
+    runtime_unlock ();
+    pthread_join (t, NULL);
+    thread_got_lock = 0;
+    pthread_create (&t, NULL, locker, NULL);
+    for (int i = 0; i < 2000 && !thread_got_lock; i++)
+        usleep (1000);
+    ok (thread_got_lock, "free after the holder's last unlock");
+    pthread_join (t, NULL);
+}
+
 int main (void)
 {
     test_log ();
     test_errprintf ();
     test_lock ();
+    test_yield ();
     done_testing ();
 }
