@@ -429,7 +429,7 @@ static json_t *field_string (const char *s)
  * reader from the same functions, so the two cannot differ. */
 static json_t *sys_duration (const struct jobspec_fields *f)
 {
-    return json_real (f->time_limit * 60.);
+    return json_real (jobspec_duration (f->time_limit));
 }
 
 static json_t *sys_queue (const struct jobspec_fields *f)
@@ -490,7 +490,8 @@ static bool system_scalar (const struct jobspec_fields *f,
 {
     if (!system_scalars[i].text) { /* duration, as sys_duration makes it */
         *scalar = (struct jobspec_scalar){.type = JSON_REAL,
-                                          .real = f->time_limit * 60.};
+                                          .real = jobspec_duration (
+                                              f->time_limit)};
         return true;
     }
     const char *s =

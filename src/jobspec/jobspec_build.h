@@ -82,6 +82,13 @@ enum jobspec_member {
     JOBSPEC_MEMBER_SCALAR,      /* a scalar, told without JSON */
 };
 
+/* attributes.system.duration of a time limit (minutes; 0, unlimited,
+ * is Flux's 0 too), in seconds. */
+static inline double jobspec_duration (uint32_t time_limit)
+{
+    return time_limit * 60.;
+}
+
 /* A scalar member told without making its JSON value: a string is a
  * field's own text (borrowed from the fields read). */
 struct jobspec_scalar {

@@ -289,6 +289,15 @@ enum jobspec_member jobspec_fields_find (const void *block,
         && !(((const struct block *)block)->present
              & (1u << DEPENDENCY_STRING)))
         return JOBSPEC_MEMBER_ABSENT;
+    if (depth == 3 && scalar && !strcmp (path[2], "duration")) {
+        /* the member most read: one number of the block, nothing loaded */
+        *scalar = (struct jobspec_scalar){
+            .type = JSON_REAL,
+            .real = jobspec_duration (
+                ((const struct block *)block)->time_limit),
+        };
+        return JOBSPEC_MEMBER_SCALAR;
+    }
     if (load (block, &f,
               depth == 3 ? system_member_strings (path[2])
                          : system_member_strings ("job"),
