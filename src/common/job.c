@@ -142,7 +142,7 @@ void job_decref (struct job *job)
         json_decref (job->all_updates);
         free (job->hold_reason);
         free (job->prolog_note);
-        free (job);
+        slab_free (&job->rt->jobs->slab, job);
         errno = saved_errno;
     }
 }
@@ -152,11 +152,13 @@ struct job *job_create_bare (struct runtime *rt,
                              int urgency,
                              double t_submit)
 {
-    /* not calloc: glibc's calloc (2.36, 2.41) goes past the thread's
-     * cache of free blocks */
-    struct job *job = malloc (sizeof (*job));
-    if (!job)
+    /* from the slab, not malloc: a new RPC thread's first malloc of this
+     * size takes glibc's arena path */
+    struct job *job = slab_alloc (&rt->jobs->slab, sizeof (*job));
+    if (!job) {
+        errno = ENOMEM;
         return NULL;
+    }
     *job = (struct job){
         .rt = rt,
         .refcount = 1,
@@ -410,6 +412,8 @@ void jobs_free_all (struct runtime *rt)
         free (q);
     }
     rt->jobs->n_spare_queue = 0;
+    /* (a job still held elsewhere keeps the chunks until the next fini) */
+    (void)slab_clear (&rt->jobs->slab);
 }
 
 #define SPARE_QUEUE_MAX 16

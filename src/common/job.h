@@ -13,6 +13,8 @@
 #include <jansson.h>
 #include <flux/jobtap.h>
 
+#include "slab.h"
+
 struct runtime;
 struct jt_plugin;
 struct aux_item;
@@ -51,6 +53,7 @@ struct job_table {
     int hot_next;                /* the slot the next one takes */
     struct qentry *spare_queue;  /* qentry_new's, for the next */
     int n_spare_queue;
+    struct slab slab;            /* the jobs' blocks */
 };
 
 /* The shapes of the contexts events carry as numbers. */
