@@ -53,6 +53,10 @@ struct store {
     bool line_cut;        /* the journal ends in a line cut short whose
                              rest is not kept: the next write ends it */
     struct strbuf buf;    /* recorded, not written (runtime lock) */
+    /* The last line of buf is this job's events line, ending at
+     * open_end: the job's next event joins it (0: no such line). */
+    flux_jobid_t open_id;
+    size_t open_end;
     struct seconds_text seconds; /* of the last timestamp recorded */
     struct strbuf *spare_pending; /* for the next provisional job */
     json_t *kept;         /* "<id>" -> entries, until restore takes them */
@@ -260,6 +264,13 @@ static bool record_end (struct store *s,
     return false;
 }
 
+/* The line just written to s->buf, job's events, may take more. */
+static void line_open (struct store *s, struct job *job)
+{
+    s->open_id = job->id;
+    s->open_end = s->buf.len;
+}
+
 void store_record_event (struct job *job, struct event *ev)
 {
     struct store *s = job->rt->store;
@@ -301,6 +312,7 @@ void store_record_event (struct job *job, struct event *ev)
         strbuf_puts (b, "]}\n");
         if (!record_end (s, b, start, job, ev))
             return; /* the history begins again with the next event */
+        line_open (s, job);
         if (!s->spare_pending && job->store_pending
             && job->store_pending->data
             && job->store_pending->cap <= SPARE_MAX) {
@@ -314,10 +326,24 @@ void store_record_event (struct job *job, struct event *ev)
         job->store_started = true;
         return;
     }
+    if (s->open_end && s->open_end == b->len && s->open_id == job->id) {
+        /* the events of one cascade share a line: its "]}\n" goes and
+         * comes back after this entry */
+        start = b->len - 3;
+        strbuf_truncate (b, start);
+        strbuf_put (b, ",", 1);
+        put_entry (b, job, ev);
+        strbuf_puts (b, "]}\n");
+        if (!record_end (s, b, start, job, ev))
+            strbuf_put (b, "]}\n", 3); /* (within the room it had) */
+        s->open_end = b->len;
+        return;
+    }
     line_begin (b, job->id, ",\"e\":[");
     put_entry (b, job, ev);
     strbuf_puts (b, "]}\n");
-    record_end (s, b, start, job, ev);
+    if (record_end (s, b, start, job, ev))
+        line_open (s, job);
 }
 
 void store_forget_job (struct job *job)
@@ -326,6 +352,7 @@ void store_forget_job (struct job *job)
     if (!job_is_bound (job) || !job->store_started)
         return;
     size_t start = s->buf.len;
+    s->open_end = 0;
     line_begin (&s->buf, job->id, ",\"forget\":true}\n");
     record_end (s, &s->buf, start, job, NULL);
     job->store_started = false;
@@ -370,6 +397,7 @@ int store_drop_kept (struct runtime *rt)
 
     if (!s || !s->kept)
         return 0;
+    s->open_end = 0;
     json_object_foreach (s->kept, key, v) {
         strbuf_puts (&s->buf, "{\"id\":");
         strbuf_puts (&s->buf, key);
@@ -393,6 +421,7 @@ int store_drop_missing (struct runtime *rt,
 
     if (!s || !s->kept)
         return 0;
+    s->open_end = 0;
     json_object_foreach_safe (s->kept, tmp, key, v) {
         if (exists ((uint64_t)strtoull (key, NULL, 10), arg))
             continue;
@@ -502,6 +531,7 @@ ssize_t store_flush (struct runtime *rt, bool sync)
     runtime_lock ();
     b = s->buf;
     memset (&s->buf, 0, sizeof (s->buf));
+    s->open_end = 0;
     runtime_unlock ();
     if (b.len > 0) {
         size_t done = 0;
@@ -528,6 +558,7 @@ ssize_t store_flush (struct runtime *rt, bool sync)
             }
             /* kept for the next try, ahead of what came since */
             runtime_lock ();
+            s->open_end = 0;
             if (b.len + s->buf.len <= UNWRITTEN_MAX) {
                 strbuf_put (&b, s->buf.data ? s->buf.data : "", s->buf.len);
                 if (!b.dropped) {

@@ -19,7 +19,8 @@
  * An entry is an eventlog entry {"timestamp":f,"name":s,"context"?:o}.
  *
  * Recording costs one entry's text per event, in a buffer the host's
- * store_flush writes with one write() (a provisional job's entries wait
+ * store_flush writes with one write() (the events of a job that follow
+ * one another, a cascade, join one line; a provisional job's entries wait
  * in the job until it is bound, job.c frees them with the job).  Called
  * by event.c and submit.c (recording), host.c (forgetting a purged job;
  * open, flush) and restore.c (the kept jobs); calls store_file.c (the

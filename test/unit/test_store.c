@@ -1,6 +1,7 @@
 /* store.c and the host's store entry points (restore.c): open on a
  * missing directory, what bound jobs' events write to the journal,
- * restarts simulated by jobtap_host_fini/init on the same directory (a
+ * one line for a job's events in a row, restarts simulated by
+ * jobtap_host_fini/init on the same directory (a
  * kept job comes back in its state with its dependencies, flags, urgency,
  * t_submit and eventlog, with no second job.state.depend, and SCHED goes
  * through PRIORITY again; a removed dependency stays removed; another
@@ -370,6 +371,25 @@ static void test_first_run (void)
     }
     ok (lines > 6 && bad == 0,
         "every journal line is a whole JSON object with an id");
+    /* one line for the events of a job that follow one another */
+    int lines_101 = 0;
+    size_t entries_101 = 0;
+    for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
+        nl = strchr (s, '\n');
+        if (strncmp (s, "{\"id\":101,", strlen ("{\"id\":101,")))
+            continue;
+        json_t *j = json_loadb (s, nl ? (size_t)(nl - s) : strlen (s), 0,
+                                NULL);
+        entries_101 += json_array_size (json_object_get (j, "e"));
+        lines_101++;
+        json_decref (j);
+    }
+    json_t *log_101 = info_get (101, "eventlog");
+    ok (lines_101 == 1 && entries_101 == json_array_size (log_101)
+            && entries_101 >= 5,
+        "job 101's events, one after another, share one line (%d lines, "
+        "%zu entries)", lines_101, entries_101);
+    json_decref (log_101);
     /* the line of job 104 that has the odd event, as JSON escapes it */
     const char *odd_text = strstr (text, "\"name\":\"odd\\\"name\\\\\\u0001\"");
     const char *line = odd_text;

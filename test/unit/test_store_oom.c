@@ -209,13 +209,27 @@ static void test_record_dropped (void)
     fail_from = NO_LIMIT;
     isint (count (core_log_text (), "out of memory"), 2,
            "is logged again: a record was kept since");
+    /* an entry that cannot join the line of the job's previous event */
+    ok (flux_jobtap_event_post_pack (plugin->p, 800, "small-a", NULL) == 0,
+        "a small event is posted");
+    fail_from = 16 << 10;
+    ok (post_big (800, "big-4", 32 << 10) == 0,
+        "a 32 KB entry after it, in the same line, cannot be kept");
+    fail_from = NO_LIMIT;
+    ok (flux_jobtap_event_post_pack (plugin->p, 800, "small-b", NULL) == 0
+            && jobtap_host_store_flush (false) > 0,
+        "another small event joins that line, and it is written");
+    isint (count (core_log_text (), "out of memory"), 3, "the entry is logged");
+    isint (unreadable_lines (journal ("record")), 0,
+           "every line of the journal still reads back");
     core_host_teardown ();
 
     setup ("record");
     isint (restore_one (800), 1, "after a restart job 800 is restored");
     is (eventlog (800),
-        "submit,validate,depend,priority,small,flux-restart,priority",
-        "its history has the small event, not the ones not kept");
+        "submit,validate,depend,priority,small,small-a,small-b,flux-restart,"
+        "priority",
+        "its history has the small events, not the ones not kept");
     ok (!strstr (core_log_text (), "line"),
         "and nothing in the files was unreadable");
     core_host_teardown ();
