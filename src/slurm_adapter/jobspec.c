@@ -185,9 +185,11 @@ void jobspec_fields_from_record (const job_record_t *j,
         f->features = det->features;
         f->std_out = det->std_out;
         f->std_err = det->std_err;
-        /* Slurm sets a begin time once the job is eligible: only a later
-         * one (or none) is the user's; a fence's is jobtap's (fence.h) */
-        f->begin_time = det->begin_time > det->submit_time
+        /* Slurm sets a begin time once the job is eligible, in the
+         * submission itself when nothing holds it, which may be the next
+         * second: only a later one (or none) is the user's; a fence's is
+         * jobtap's (fence.h) */
+        f->begin_time = det->begin_time > det->submit_time + 1
                                 && det->begin_time != FENCE_BEGIN_TIME
                             ? det->begin_time
                             : 0;
