@@ -418,10 +418,8 @@ static void output (json_t *system, const struct jobspec_fields *f)
  * every submission). */
 static json_t *field_string (const char *s)
 {
-    for (const char *c = s; *c; c++)
-        if ((unsigned char)*c >= 0x80)
-            return json_string (s);
-    return json_string_nocheck (s);
+    return jobspec_text_as_is (s, false) ? json_string_nocheck (s)
+                                         : json_string (s);
 }
 
 /* attributes.system's members made of one field each: what the build
@@ -471,9 +469,7 @@ static const struct {
 };
 #define NSYSTEM_SCALARS (sizeof (system_scalars) / sizeof (system_scalars[0]))
 
-/* Text that is its JSON string as is: ASCII (so UTF-8), and with 'lower'
- * already lowercase. */
-static bool text_as_is (const char *s, bool lower)
+bool jobspec_text_as_is (const char *s, bool lower)
 {
     for (; *s; s++) {
         if ((unsigned char)*s >= 0x80 || (lower && *s >= 'A' && *s <= 'Z'))
@@ -496,7 +492,7 @@ static bool system_scalar (const struct jobspec_fields *f,
     }
     const char *s =
         *(const char *const *)((const char *)f + system_scalars[i].field);
-    if (!s || !s[0] || !text_as_is (s, system_scalars[i].lower))
+    if (!s || !s[0] || !jobspec_text_as_is (s, system_scalars[i].lower))
         return false;
     *scalar = (struct jobspec_scalar){.type = JSON_STRING, .string = s};
     return true;

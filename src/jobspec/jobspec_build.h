@@ -117,6 +117,10 @@ json_t *jobspec_build (const struct jobspec_fields *f);
  * reference. */
 json_t *jobspec_lowercase (const char *s);
 
+/* Text that is its own JSON string as is: ASCII (so valid UTF-8, with
+ * nothing for jansson to check), and with 'lower' already lowercase. */
+bool jobspec_text_as_is (const char *s, bool lower);
+
 /* "node", "user", "mcs" or "topo" (attributes.system.slurm.exclusive);
  * NULL for JOBSPEC_SHARED. */
 const char *jobspec_exclusive_name (enum jobspec_exclusive e);

@@ -157,16 +157,6 @@ void *jobspec_fields_save (const struct jobspec_fields *f, size_t *len)
     return b;
 }
 
-/* ASCII text is its own JSON string (UTF-8, nothing to check). */
-static bool ascii (const char *s)
-{
-    for (; *s; s++) {
-        if ((unsigned char)*s >= 0x80)
-            return false;
-    }
-    return true;
-}
-
 /* The next string of the block at *p, which must end before end. */
 static const char *take_string (const char **p, const char *end)
 {
@@ -264,14 +254,14 @@ enum jobspec_member jobspec_fields_find (const void *block,
     if (depth == 0)
         return JOBSPEC_MEMBER_OBJECT;
     if (depth == 1) {
-        if (!strcmp (path[0], "version") && scalar) {
+        if (!strcmp (path[0], "version")) {
+            if (!scalar)
+                return (*value = json_integer (1)) ? JOBSPEC_MEMBER_VALUE
+                                                   : JOBSPEC_MEMBER_UNKNOWN;
             *scalar = (struct jobspec_scalar){.type = JSON_INTEGER,
                                               .integer = 1};
             return JOBSPEC_MEMBER_SCALAR;
         }
-        if (!strcmp (path[0], "version"))
-            return (*value = json_integer (1)) ? JOBSPEC_MEMBER_VALUE
-                                               : JOBSPEC_MEMBER_UNKNOWN;
         if (!strcmp (path[0], "attributes"))
             return JOBSPEC_MEMBER_OBJECT;
         if (!strcmp (path[0], "resources") || !strcmp (path[0], "tasks"))
@@ -309,7 +299,7 @@ enum jobspec_member jobspec_fields_find (const void *block,
         return JOBSPEC_MEMBER_UNKNOWN;
     if (strcmp (path[3], "name"))
         return JOBSPEC_MEMBER_ABSENT;
-    if (scalar && ascii (f.name)) {
+    if (scalar && jobspec_text_as_is (f.name, false)) {
         *scalar = (struct jobspec_scalar){.type = JSON_STRING,
                                           .string = f.name};
         return JOBSPEC_MEMBER_SCALAR;
