@@ -68,6 +68,38 @@ static void test_round_trip (void)
         "this boot written with a leading zero is still this boot");
 }
 
+/* Numbers of every length, and around each power of ten, are written as
+ * printf writes them and read back. */
+static void test_every_length (void)
+{
+    char buf[MARK_SIZE], want[MARK_SIZE];
+    char *env[] = {buf};
+    int bad_written = 0, bad_read = 0;
+    uint64_t p = 1;
+
+    for (int k = 0; k < 20; k++, p *= 10) {
+        uint64_t vs[] = {p - 1, p, p + 1, p * 5 + 3};
+        for (size_t i = 0; i < sizeof (vs) / sizeof (vs[0]); i++) {
+            uint64_t v = vs[i];
+            struct mark m = {0, 0, 0, 0};
+            mark_format (buf, boot (v), &(struct mark){v, 7, 8, 2});
+            snprintf (want, sizeof (want), "SLURM_JOBTAP_SUBMIT=%ju:%ju:7:8:2",
+                      (uintmax_t)v, (uintmax_t)v);
+            bad_written += strcmp (buf, want) != 0;
+            bad_read += !mark_find (env, 1, boot (v + 1), &m) || m.token != 0
+                        || !mark_find (env, 1, boot (v), &m) || m.token != v;
+        }
+    }
+    isint (bad_written, 0, "numbers of 1 to 20 digits are written in full");
+    isint (bad_read, 0, "and read back, with their boot told apart");
+    char *padded[] = {"SLURM_JOBTAP_SUBMIT=1:000000000000000000000009:3:4:0"};
+    struct mark m = {0, 0, 0, 0};
+    ok (mark_find (padded, 1, boot (1), &m) && m.token == 9,
+        "leading zeros past 20 digits still read");
+    char *over[] = {"SLURM_JOBTAP_SUBMIT=1:99999999999999999999:3:4:0"};
+    ok (!mark_find (over, 1, boot (1), &m), "a 20-digit overflow is refused");
+}
+
 /* Jobs saved by a version that wrote four fields were all created held. */
 static void test_four_fields (void)
 {
@@ -141,6 +173,7 @@ int main (void)
 {
     test_format ();
     test_round_trip ();
+    test_every_length ();
     test_four_fields ();
     test_not_found ();
     test_malformed ();
