@@ -25,6 +25,7 @@ extern int init (void)
 
 extern int fini (void)
 {
+    jobtap_slurm_priority_fini ();
     jobtap_slurm_fini (plugin_type);
     return SLURM_SUCCESS;
 }

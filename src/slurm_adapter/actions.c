@@ -36,6 +36,17 @@
 #define SLURM_DEPENDENCY_WAITS "; also waits on its Slurm dependency"
 #define SLURM_DEPENDENCY_FAILED "; its Slurm dependency can never be satisfied"
 
+/* Slurm's priority for the job: priority/multifactor's, with our site
+ * factor (site_factor_p_set). Not once slurmctld is shutting down: it
+ * unloads both then, and a pass of the agent may still be running
+ * (site_factor/jobtap's fini waits for it, jobtap_slurm_priority_fini);
+ * the job's priority is made anew when slurmctld starts again. */
+static void slurm_priority_set (job_record_t *job)
+{
+    if (!slurmctld_config.shutdown_time)
+        set_job_prio (job);
+}
+
 static const char *slurm_dependency_note (job_record_t *job)
 {
     if (!job->details || !job->details->depend_list
@@ -148,7 +159,7 @@ static void release_one (job_record_t *job, void *arg)
         job->direct_set_prio = 1;
     } else {
         job->direct_set_prio = 0;
-        set_job_prio (job); /* calls site_factor_p_set: our priority */
+        slurm_priority_set (job);
     }
     last_job_update = now;
 }
@@ -245,7 +256,7 @@ static void apply_priority (struct adapter_ctx *ctx,
                                ? site_factor_for (priority)
                                : NICE_OFFSET;
         if (!computing)
-            set_job_prio (job);
+            slurm_priority_set (job);
     }
     last_job_update = time (NULL);
 }

@@ -34,5 +34,11 @@ int jobtap_slurm_prep_epilog (job_record_t *job, bool *async);
 void jobtap_slurm_site_factor_set (job_record_t *job);
 void jobtap_slurm_site_factor_update (void);
 void jobtap_slurm_reconfig (void);
+/* site_factor/jobtap's fini, before jobtap_slurm_fini: slurmctld is
+ * shutting down (or, 24.11 on, restarting to reconfigure), and unloads
+ * priority/multifactor and this plugin next while the others hold the
+ * runtime a while yet. The agent, whose passes call into both
+ * (set_job_prio), stops first, after the pass it may be in. */
+void jobtap_slurm_priority_fini (void);
 
 #endif

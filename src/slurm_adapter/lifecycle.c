@@ -207,6 +207,11 @@ void jobtap_slurm_fini (const char *plugin_type)
     conf_clear (ctx->conf);
 }
 
+void jobtap_slurm_priority_fini (void)
+{
+    agent_stop (&adapter_instance);
+}
+
 /* site_factor_p_reconfig: with no slurmctld lock held, or with the conf
  * write lock held (scontrol setdebugflags), so it takes none. */
 void jobtap_slurm_reconfig (void)

@@ -66,5 +66,33 @@ submit release-r >/dev/null
 cluster_wait_for 10 sh -c "squeue -h -j $waiter -o %r | grep -vq jobtap"
 unlike "$(squeue -h -j "$waiter" -o %r)" '^jobtap' "the plugin still releases the replayed job"
 
+# Stopped while the agent's pass is still restoring jobs: a plugin sleeps
+# in a restored job's job.new, Slurm's locks held, while slurmctld shuts
+# down and unloads priority/multifactor and site_factor/jobtap. The pass
+# must not call into them once they are gone (it sets restored jobs'
+# priorities), and slurmctld must stop cleanly, then start with every job.
+since() { tail -n +"$(($1 + 1))" "$CLUSTER_DIR/log/slurmctld.log"; }
+slow=$(submit slow-restore-6)
+cluster_wait_for 10 sh -c "squeue -h -j $slow -o %T | grep -q PENDING"
+pid=${CLUSTER_PIDS[1]}
+kill -TERM "$pid" && _cluster_wait_exit "$pid" 20 # saves the job
+marker=$(wc -l <"$CLUSTER_DIR/log/slurmctld.log")
+cluster_spawn_slurmctld
+pid=${CLUSTER_PIDS[1]}
+cluster_wait_for 20 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'job.new id=$slow .*state=sched'" ||
+	bail_out "job $slow was not restored"
+kill -TERM "$pid" # while the plugin sleeps in the pass
+_cluster_wait_exit "$pid" 30
+wait "$pid"
+is "$?" 0 "slurmctld stopped during the agent's restoring pass exits cleanly"
+like "$(since "$marker")" "jobtap: restored [0-9]+ jobs" \
+	"the pass ended before slurmctld unloaded the priority plugins"
+marker=$(wc -l <"$CLUSTER_DIR/log/slurmctld.log")
+cluster_spawn_slurmctld
+cluster_wait_for 30 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'jobtap: restored'" ||
+	bail_out "slurmctld did not come back"
+is "$(squeue -h -j "$slow" -o %T)" PENDING "the job is still there at the next start"
+is "$(squeue -h -j "$blocker" -o %T)" RUNNING "and the running job still runs"
+
 cluster_finish
 done_testing

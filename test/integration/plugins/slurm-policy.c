@@ -22,6 +22,9 @@
  *   job.new of "release-<x>" removes that dependency from every waiting job;
  *                  job.new of a "wait-<x>" job in DEPEND (a restart, where
  *                  job.state.depend is not called again) remembers it
+ *   job.new of a restored "slow-restore-<S>" job (a restart) sleeps S
+ *                  seconds after its log line: a slow plugin while the
+ *                  agent's pass restores jobs, Slurm's locks held
  *   job.state.priority / job.priority.get
  *                  "prio-<N>" gets priority N; "unavail-<x>" has its
  *                  priority unavailable until "avail-<x>" is submitted,
@@ -40,6 +43,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static double max_duration = 0.;
 static double default_duration = 0.;
@@ -169,6 +173,8 @@ static int new_job (flux_plugin_t *p, const char *topic,
               "aux=%s state=%s",
               (uintmax_t)id, userid, urgency, name, aux ? aux : "(none)",
               flux_job_statetostr (state, "l"));
+    if (state > FLUX_JOB_STATE_NEW && !strncmp (name, "slow-restore-", 13))
+        sleep ((unsigned)atoi (name + 13));
     if (!strcmp (name, "reprioritize-all") &&
         flux_jobtap_reprioritize_all (p) < 0)
         flux_log_error (flux_jobtap_get_flux (p),
