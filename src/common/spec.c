@@ -235,16 +235,18 @@ static enum key_place key_against_path (const char *k,
                                         int depth)
 {
     for (int i = 0; i < depth; i++) {
-        size_t n = strlen (path[i]);
-        if (strchr (path[i], '.'))
-            return KEY_ABOVE; /* a key no update can name: say the worst */
-        if (strncmp (k, path[i], n))
-            return KEY_APART;
-        if (k[n] == '\0')
+        const char *p = path[i];
+        for (; *p && *p == *k; p++, k++) {
+            if (*p == '.')
+                return KEY_ABOVE; /* a key no update can name: say the worst */
+        }
+        if (*p) /* k parts from path[i] (or ends) */
+            return strchr (p, '.') ? KEY_ABOVE : KEY_APART;
+        if (*k == '\0')
             return KEY_ABOVE;
-        if (k[n] != '.')
+        if (*k != '.')
             return KEY_APART;
-        k += n + 1;
+        k++;
     }
     return KEY_BELOW;
 }
