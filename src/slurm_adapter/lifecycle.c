@@ -132,6 +132,10 @@ int jobtap_slurm_init (const char *plugin_type)
     if (ctx->refcount++ > 0) {
         pthread_mutex_unlock (&ctx->lock);
         info ("jobtap: %s shares the runtime already loaded", plugin_type);
+        /* site_factor/jobtap loaded again after its fini stopped the agent
+         * (a backup taking control once more) */
+        if (!ctx->agent->started && agent_start (ctx) < 0)
+            error ("jobtap: cannot start the agent thread again: %m");
         return SLURM_SUCCESS;
     }
     pthread_mutex_unlock (&ctx->lock);
@@ -209,7 +213,14 @@ void jobtap_slurm_fini (const char *plugin_type)
 
 void jobtap_slurm_priority_fini (void)
 {
-    agent_stop (&adapter_instance);
+    struct adapter_ctx *ctx = &adapter_instance;
+
+    agent_stop (ctx);
+    /* A backup giving control back stays loaded, in standby: the control
+     * socket is the primary's again (the agent, which would have seen it,
+     * has stopped). */
+    if (!slurmctld_primary)
+        control_defer (ctx);
 }
 
 /* site_factor_p_reconfig: with no slurmctld lock held, or with the conf
