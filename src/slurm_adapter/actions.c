@@ -37,14 +37,17 @@
 #define SLURM_DEPENDENCY_FAILED "; its Slurm dependency can never be satisfied"
 
 /* Slurm's priority for the job: priority/multifactor's, with our site
- * factor (site_factor_p_set). Not once slurmctld is shutting down: it
- * unloads both then, and a pass of the agent may still be running
- * (site_factor/jobtap's fini waits for it, jobtap_slurm_priority_fini);
- * the job's priority is made anew when slurmctld starts again. */
-static void slurm_priority_set (job_record_t *job)
+ * factor (site_factor_p_set); false when it is not set. Not once
+ * slurmctld is shutting down: it unloads both then, and a pass of the
+ * agent may still be running (site_factor/jobtap's fini waits for it,
+ * jobtap_slurm_priority_fini; 22.05 would load them again under the
+ * pass's lock). The restore at the next start sets it anew. */
+static bool slurm_priority_set (job_record_t *job)
 {
-    if (!slurmctld_config.shutdown_time)
-        set_job_prio (job);
+    if (slurmctld_config.shutdown_time)
+        return false;
+    set_job_prio (job);
+    return true;
 }
 
 static const char *slurm_dependency_note (job_record_t *job)
@@ -159,7 +162,9 @@ static void release_one (job_record_t *job, void *arg)
         job->direct_set_prio = 1;
     } else {
         job->direct_set_prio = 0;
-        slurm_priority_set (job);
+        /* else the lowest that is no hold, which Slurm may save */
+        if (!slurm_priority_set (job))
+            job->priority = 1;
     }
     last_job_update = now;
 }
