@@ -8,31 +8,17 @@
 
 #define PREFIX_LEN (sizeof (MARK_PREFIX) - 1)
 
-/* Two digits a division: "00" to "99". */
-static const char digit_pairs[] = "0001020304050607080910111213141516171819"
-                                  "2021222324252627282930313233343536373839"
-                                  "4041424344454647484950515253545556575859"
-                                  "6061626364656667686970717273747576777879"
-                                  "8081828384858687888990919293949596979899";
-
 static char *put_decimal (char *p, uint64_t v)
 {
     char digits[20];
-    int n = 20;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        n -= 2;
-        memcpy (digits + n, digit_pairs + 2 * r, 2);
-    }
-    if (v >= 10) {
-        n -= 2;
-        memcpy (digits + n, digit_pairs + 2 * v, 2);
-    }
-    else
-        digits[--n] = (char)('0' + v);
-    memcpy (p, digits + n, (size_t)(20 - n));
-    return p + (20 - n);
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0)
+        *p++ = digits[--n];
+    return p;
 }
 
 /* The number at s, ending at the separator sep; NULL if there is none or
@@ -41,13 +27,11 @@ static const char *get_decimal (const char *s, char sep, uint64_t *v)
 {
     uint64_t x = 0;
     const char *p = s;
-    /* 19 digits always fit in 64 bits; only a 20th can overflow */
-    for (; p - s < 19 && *p >= '0' && *p <= '9'; p++)
-        x = x * 10 + (unsigned)(*p - '0');
     for (; *p >= '0' && *p <= '9'; p++) {
-        if (__builtin_mul_overflow (x, 10, &x)
-            || __builtin_add_overflow (x, (unsigned)(*p - '0'), &x))
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
             return NULL;
+        x = x * 10 + d;
     }
     if (p == s || *p != sep)
         return NULL;
