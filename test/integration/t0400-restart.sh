@@ -71,7 +71,6 @@ unlike "$(squeue -h -j "$waiter" -o %r)" '^jobtap' "the plugin still releases th
 # down and unloads priority/multifactor and site_factor/jobtap. The pass
 # must not call into them once they are gone (it sets restored jobs'
 # priorities), and slurmctld must stop cleanly, then start with every job.
-since() { tail -n +"$(($1 + 1))" "$CLUSTER_DIR/log/slurmctld.log"; }
 slow=$(submit slow-restore-6)
 cluster_wait_for 10 sh -c "squeue -h -j $slow -o %T | grep -q PENDING"
 pid=${CLUSTER_PIDS[1]}
@@ -85,7 +84,7 @@ kill -TERM "$pid" # while the plugin sleeps in the pass
 _cluster_wait_exit "$pid" 30
 wait "$pid"
 is "$?" 0 "slurmctld stopped during the agent's restoring pass exits cleanly"
-like "$(since "$marker")" "jobtap: restored [0-9]+ jobs" \
+like "$(after)" "jobtap: restored [0-9]+ jobs" \
 	"the pass ended before slurmctld unloaded the priority plugins"
 marker=$(wc -l <"$CLUSTER_DIR/log/slurmctld.log")
 cluster_spawn_slurmctld

@@ -154,14 +154,16 @@ is "$(field "$blocker" 'sum(1 for e in j["eventlog"] if e["name"] == "alloc")')"
 # the primary leaves control to the backup again, whose agent must run
 # again: it opens the control socket and applies the policy's releases
 # (the backup keeps the runtime of its first takeover: docs/admin.md).
-standbys() { grep -c 'slurmctld running in background mode' "$CLUSTER_BACKUP_LOG"; }
-more_than() { [ "$("$1")" -gt "$2" ]; }
 count_in_backup() { grep -c "$1" "$CLUSTER_BACKUP_LOG"; }
-standby_before=$(standbys)
-sockets_before=$(count_in_backup 'jobtap: control socket ')
+more_in_backup() { [ "$(count_in_backup "$1")" -gt "$2" ]; } # TEXT COUNT
+standby='slurmctld running in background mode'
+socket='jobtap: control socket '
+takeover="BackupController1 $CLUSTER_BACKUP_HOST taking over"
+standby_before=$(count_in_backup "$standby")
+sockets_before=$(count_in_backup "$socket")
 marker=$(wc -l <"$CLUSTER_DIR/log/slurmctld.log")
 cluster_spawn_slurmctld
-cluster_wait_for 60 more_than standbys "$standby_before" ||
+cluster_wait_for 60 more_in_backup "$standby" "$standby_before" ||
 	bail_out "the backup did not go back to standby"
 like "$(cat "$CLUSTER_BACKUP_LOG")" "jobtap: no longer in control: the control socket opens again if this slurmctld takes control again" \
 	"the backup back in standby gives up the control socket"
@@ -172,14 +174,14 @@ release_c=$(submit release-c)
 cluster_wait_for 20 sh -c "squeue -h -j $wait_c -o %r | grep -vq '^jobtap'"
 unlike "$(reason "$wait_c")" '^jobtap' "back in control, the primary runs the policy: release-c releases wait-c"
 
-takeovers_before=$(count_in_backup "BackupController1 $CLUSTER_BACKUP_HOST taking over")
+takeovers_before=$(count_in_backup "$takeover")
 kill -s KILL "${CLUSTER_PIDS[1]}"
 _cluster_wait_exit "${CLUSTER_PIDS[1]}" 20 || bail_out "the primary did not die"
 CLUSTER_PIDS[1]=$CLUSTER_BACKUP_PID
-cluster_wait_for 90 sh -c "[ \$(grep -c 'BackupController1 $CLUSTER_BACKUP_HOST taking over' '$CLUSTER_BACKUP_LOG') -gt $takeovers_before ]" ||
+cluster_wait_for 90 more_in_backup "$takeover" "$takeovers_before" ||
 	bail_out "the backup did not take over a second time"
 cluster_wait_for 60 _cluster_node_idle_or_busy || bail_out "the node does not answer the backup"
-cluster_wait_for 30 sh -c "[ \$(grep -c 'jobtap: control socket ' '$CLUSTER_BACKUP_LOG') -gt $sockets_before ]"
+cluster_wait_for 30 more_in_backup "$socket" "$sockets_before"
 ok $? "taking control a second time, the backup's agent runs again and opens the control socket"
 wait_d=$(submit wait-d)
 cluster_wait_for 10 sh -c "squeue -h -j $wait_d -o %r | grep -q '^jobtap'"
