@@ -27,6 +27,10 @@ norm() {
 }
 state() { squeue -h -j "$1" -t all -o "$2" 2>/dev/null; }
 wait_state() { cluster_wait_for "${3:-20}" sh -c "squeue -h -j $1 -t all -o %T | grep -qx $2"; }
+# The job before has ended, but its node stays COMPLETING until slurmd
+# reports its epilog, and Slurm alone then answers --immediate with "nodes
+# are busy" too: an observation "on an idle node" waits for the node.
+wait_idle() { cluster_wait_for 20 _cluster_node_idle; }
 
 # One line per observation, "name: what was seen".
 observe() {
@@ -37,12 +41,15 @@ observe() {
 	out=$(salloc --immediate -n1 true 2>&1)
 	rc=$?
 	echo "salloc --immediate on an idle node: exit $rc: $(norm "$out")"
+	wait_idle
 	out=$(srun --immediate -n1 true 2>&1)
 	rc=$?
 	echo "srun --immediate on an idle node: exit $rc: $(norm "$out")"
+	wait_idle
 	out=$(srun -n1 true 2>&1)
 	rc=$?
 	echo "srun on an idle node: exit $rc: stderr [$(norm "$out")]"
+	wait_idle
 	out=$(salloc -n1 true 2>&1)
 	rc=$?
 	echo "salloc on an idle node: exit $rc: $(norm "$out")"
