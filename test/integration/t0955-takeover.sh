@@ -167,12 +167,24 @@ cluster_wait_for 60 more_in_backup "$standby" "$standby_before" ||
 	bail_out "the backup did not go back to standby"
 like "$(cat "$CLUSTER_BACKUP_LOG")" "jobtap: no longer in control: the control socket opens again if this slurmctld takes control again" \
 	"the backup back in standby gives up the control socket"
-cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'jobtap: restored'" ||
+primary_log() { tail -n +$((marker + 1)) "$CLUSTER_DIR/log/slurmctld.log"; }
+cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'Running as primary controller'" ||
 	bail_out "the primary did not take control back"
-cluster_wait_for 60 _cluster_node_idle_or_busy || bail_out "the node does not answer the primary"
-release_c=$(submit release-c)
-cluster_wait_for 20 sh -c "squeue -h -j $wait_c -o %r | grep -vq '^jobtap'"
-unlike "$(reason "$wait_c")" '^jobtap' "back in control, the primary runs the policy: release-c releases wait-c"
+# From 24.11 on, Slurm's backup answers the primary's REQUEST_CONTROL only
+# at its 29 s timeout, then saves its state while the primary reads it:
+# the primary may find no job state at all, with Slurm alone too
+# (docs/admin.md). Then there is no wait-c to release.
+if primary_log | grep -q 'No job state file .* to recover'; then
+	diag "Slurm's race: the primary read no job state while the backup saved it"
+	skip "Slurm lost its jobs in the hand-back: back in control, the primary runs the policy"
+else
+	cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'jobtap: restored'" ||
+		bail_out "the primary did not restore the jobs"
+	cluster_wait_for 60 _cluster_node_idle_or_busy || bail_out "the node does not answer the primary"
+	release_c=$(submit release-c)
+	cluster_wait_for 20 sh -c "squeue -h -j $wait_c -o %r | grep -vq '^jobtap'"
+	unlike "$(reason "$wait_c")" '^jobtap' "back in control, the primary runs the policy: release-c releases wait-c"
+fi
 
 takeovers_before=$(count_in_backup "$takeover")
 kill -s KILL "${CLUSTER_PIDS[1]}"
