@@ -173,8 +173,12 @@ cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.
 # From 24.11 on, Slurm's backup answers the primary's REQUEST_CONTROL only
 # at its 29 s timeout, then saves its state while the primary reads it:
 # the primary may find no job state at all, with Slurm alone too
-# (docs/admin.md). Then there is no wait-c to release.
+# (docs/admin.md). Then there is no wait-c to release, and Slurm numbers
+# new jobs from 1 again, ids the backup's runtime still holds (the
+# limitation above): the new jobs' checks would test Slurm's loss.
+lost=
 if primary_log | grep -q 'No job state file .* to recover'; then
+	lost=1
 	diag "Slurm's race: the primary read no job state while the backup saved it"
 	skip "Slurm lost its jobs in the hand-back: back in control, the primary runs the policy"
 else
@@ -195,12 +199,17 @@ cluster_wait_for 90 more_in_backup "$takeover" "$takeovers_before" ||
 cluster_wait_for 60 _cluster_node_idle_or_busy || bail_out "the node does not answer the backup"
 cluster_wait_for 30 more_in_backup "$socket" "$sockets_before"
 ok $? "taking control a second time, the backup's agent runs again and opens the control socket"
-wait_d=$(submit wait-d)
-cluster_wait_for 10 sh -c "squeue -h -j $wait_d -o %r | grep -q '^jobtap'"
-is "$(reason "$wait_d")" "jobtap: wait for release-d" "a new job is held by its jobtap dependency"
-submit release-d >/dev/null
-cluster_wait_for 20 sh -c "squeue -h -j $wait_d -o %r | grep -vq '^jobtap'"
-unlike "$(reason "$wait_d")" '^jobtap' "and released by its release job"
+if [ -n "$lost" ]; then
+	skip "Slurm lost its jobs in the hand-back: a new job is held by its jobtap dependency"
+	skip "Slurm lost its jobs in the hand-back: and released by its release job"
+else
+	wait_d=$(submit wait-d)
+	cluster_wait_for 10 sh -c "squeue -h -j $wait_d -o %r | grep -q '^jobtap'"
+	is "$(reason "$wait_d")" "jobtap: wait for release-d" "a new job is held by its jobtap dependency"
+	submit release-d >/dev/null
+	cluster_wait_for 20 sh -c "squeue -h -j $wait_d -o %r | grep -vq '^jobtap'"
+	unlike "$(reason "$wait_d")" '^jobtap' "and released by its release job"
+fi
 
 cluster_finish
 done_testing
