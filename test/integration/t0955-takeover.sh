@@ -167,8 +167,8 @@ cluster_wait_for 60 more_in_backup "$standby" "$standby_before" ||
 	bail_out "the backup did not go back to standby"
 like "$(cat "$CLUSTER_BACKUP_LOG")" "jobtap: no longer in control: the control socket opens again if this slurmctld takes control again" \
 	"the backup back in standby gives up the control socket"
-primary_log() { tail -n +$((marker + 1)) "$CLUSTER_DIR/log/slurmctld.log"; }
-cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'Running as primary controller'" ||
+primary_says() { tail -n +$((marker + 1)) "$CLUSTER_DIR/log/slurmctld.log" | grep -q "$1"; }
+cluster_wait_for 60 primary_says 'Running as primary controller' ||
 	bail_out "the primary did not take control back"
 # From 24.11 on, Slurm's backup answers the primary's REQUEST_CONTROL only
 # at its 29 s timeout, then saves its state while the primary reads it:
@@ -177,12 +177,12 @@ cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.
 # new jobs from 1 again, ids the backup's runtime still holds (the
 # limitation above): the new jobs' checks would test Slurm's loss.
 lost=
-if primary_log | grep -q 'No job state file .* to recover'; then
+if primary_says 'No job state file .* to recover'; then
 	lost=1
 	diag "Slurm's race: the primary read no job state while the backup saved it"
 	skip "Slurm lost its jobs in the hand-back: back in control, the primary runs the policy"
 else
-	cluster_wait_for 60 sh -c "tail -n +$((marker + 1)) '$CLUSTER_DIR/log/slurmctld.log' | grep -q 'jobtap: restored'" ||
+	cluster_wait_for 60 primary_says 'jobtap: restored' ||
 		bail_out "the primary did not restore the jobs"
 	cluster_wait_for 60 _cluster_node_idle_or_busy || bail_out "the node does not answer the primary"
 	release_c=$(submit release-c)
