@@ -24,6 +24,7 @@
 #include "runtime.h"
 #include "spec.h"
 #include "state.h"
+#include "update_memo.h"
 
 int flux_jobtap_job_aux_set (flux_plugin_t *p,
                              flux_jobid_t id,
@@ -313,6 +314,7 @@ int flux_jobtap_jobspec_update_pack (flux_plugin_t *p, const char *fmt, ...)
     struct job *job;
     json_t *o = NULL;
     json_error_t err;
+    struct update_memo_key key;
     va_list ap;
     int rc = -1;
 
@@ -324,14 +326,32 @@ int flux_jobtap_jobspec_update_pack (flux_plugin_t *p, const char *fmt, ...)
     }
     jobtap_host_json_pool_begin ();
     va_start (ap, fmt);
-    o = plugin_vpack (&err, fmt, ap);
+    o = update_memo_find (rt->update_memo, &key, fmt, ap);
     va_end (ap);
-    if (o && validate_updates (o) == 0) {
-        if (!job->pending_updates)
-            job->pending_updates = json_incref (o);
-        else
-            json_object_update (job->pending_updates, o);
+    if (!o) {
+        va_start (ap, fmt);
+        o = plugin_vpack (&err, fmt, ap);
+        va_end (ap);
+        if (o && validate_updates (o) < 0) {
+            json_decref (o);
+            o = NULL;
+        }
+        update_memo_keep (rt->update_memo, &key, o);
+    }
+    if (o && !job->pending_updates) {
+        job->pending_updates = json_incref (o);
         rc = 0;
+    }
+    else if (o) {
+        /* the first may be shared (a kept one): merged into a copy */
+        json_t *merged = own_object (job->pending_updates);
+        if (merged && json_object_update (merged, o) == 0) {
+            json_decref (job->pending_updates);
+            job->pending_updates = merged;
+            rc = 0;
+        }
+        else
+            json_decref (merged);
     }
     jobtap_host_json_pool_end ();
     if (rc < 0) {

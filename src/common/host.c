@@ -36,6 +36,7 @@
 #include "spec.h"
 #include "state.h"
 #include "store.h"
+#include "update_memo.h"
 
 void jobtap_host_compact (void)
 {
@@ -65,11 +66,12 @@ static struct jobtap_host_ops host_ops;
 static struct job_table jobs;
 static struct dispatch dispatch;
 static struct compact_memo compact_memo;
+static struct update_memo update_memo;
 /* The runtime before init, and what fini puts back. */
 #define RUNTIME_AT_REST                                                        \
     {                                                                          \
         .ops = &host_ops, .jobs = &jobs, .dispatch = &dispatch,                \
-        .compact_memo = &compact_memo,                                         \
+        .compact_memo = &compact_memo, .update_memo = &update_memo,            \
     }
 static struct runtime instance = RUNTIME_AT_REST;
 
@@ -118,6 +120,7 @@ void jobtap_host_fini (void)
         conf_release (rt);
         json_decref (rt->inactive_order);
         compact_memo_clear (rt->compact_memo);
+        update_memo_clear (rt->update_memo);
         dispatch_clear (rt);
         flux_handle_destroy (rt->h);
         memset (&host_ops, 0, sizeof (host_ops));

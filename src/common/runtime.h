@@ -22,6 +22,7 @@ struct jobtap_host_ops;
 struct jt_plugin;
 struct policy;
 struct store;
+struct update_memo;
 
 struct runtime {
     int refcount;                  /* host.c: jobtap_host_init/fini pairs */
@@ -38,6 +39,7 @@ struct runtime {
     struct job_table *jobs;        /* job.c: the table, FIFOs, hot ring */
     struct dispatch *dispatch;     /* dispatch.c: job stack, topic cache */
     struct compact_memo *compact_memo; /* compact.c: shared subtrees */
+    struct update_memo *update_memo; /* update_memo.c: updates packed lately */
     uint64_t next_token;           /* submit.c: provisional ids */
     json_t *inactive_order;        /* host.c: inactive ids, oldest first */
 

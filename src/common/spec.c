@@ -12,6 +12,7 @@
 #include "runtime.h"
 #include "spec.h"
 #include "strbuf.h"
+#include "update_memo.h"
 
 /* The updates' objects let go: from now on they are read from the list's
  * text. */
@@ -441,7 +442,16 @@ static int spec_replay_add (struct job *job, json_t *updates)
         return -1;
     first = b->len == 0;
     size_t start = b->len;
-    if (compact_append (NULL, updates, &b->data, &b->len, &b->cap) < 0)
+    size_t kept_len;
+    const char *kept = update_memo_text (job->rt->update_memo, updates,
+                                         &kept_len);
+    if (kept) {
+        /* written once for every job that packed the same update */
+        if (kept_len >= b->cap - b->len && strbuf_grow (b, kept_len) < 0)
+            return -1; /* (the list as it was) */
+        strbuf_put (b, kept, kept_len);
+    }
+    else if (compact_append (NULL, updates, &b->data, &b->len, &b->cap) < 0)
         return -1;
     job->spec_replay_last = start;
     job->spec_replay_last_of = updates;

@@ -3,7 +3,8 @@
  * for it and the updates applied since, or else as compact text; and
  * changes to it: dotted-key updates, copied on write where someone else
  * holds the objects.  Called by the modules above job.c; calls job.c,
- * compact.c, jsonpool and log.c only. */
+ * compact.c, update_memo.c (an update's text written once), jsonpool and
+ * log.c only. */
 #ifndef JOBTAP_SPEC_H
 #define JOBTAP_SPEC_H
 

@@ -10,6 +10,7 @@
 
 #include "core_util.h"
 #include "compact.h"
+#include "update_memo.h"
 #include "dispatch.h"
 #include "host.h"
 #include "job.h"
@@ -153,11 +154,13 @@ void core_runtime_init (struct runtime *rt, struct jobtap_host_ops *ops)
     static struct job_table jobs;
     static struct dispatch dispatch;
     static struct compact_memo memo;
+    static struct update_memo update_memo;
 
     rt->ops = ops ? ops : &none;
     rt->jobs = &jobs;
     rt->dispatch = &dispatch;
     rt->compact_memo = &memo;
+    rt->update_memo = &update_memo;
 }
 
 void core_runtime_fini (struct runtime *rt)
@@ -165,6 +168,7 @@ void core_runtime_fini (struct runtime *rt)
     jobs_free_all (rt);
     dispatch_clear (rt);
     compact_memo_clear (rt->compact_memo);
+    update_memo_clear (rt->update_memo);
 }
 
 static char log_text[16384];

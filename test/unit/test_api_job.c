@@ -255,6 +255,19 @@ static void test_jobspec_update (struct jt_plugin *jt)
     is (s, "{\"attributes.system.x\":1,\"attributes.system.y\":\"z\"}",
         "both wait as pending updates");
     free (s);
+    /* the first was kept (update_memo.h), so the merge was made in a
+     * copy: packed again, it is as it was packed */
+    json_decref (job->pending_updates);
+    job->pending_updates = NULL;
+    ok (flux_jobtap_jobspec_update_pack (jt->p, "{s:i}",
+                                         "attributes.system.x", 1) == 0,
+        "the first update packed again");
+    s = json_dumps (job->pending_updates, JSON_COMPACT | JSON_SORT_KEYS);
+    is (s, "{\"attributes.system.x\":1}",
+        "it is the kept object, unchanged by the merge");
+    free (s);
+    ok (job->pending_updates->refcount == 2,
+        "held by the job and by the memo");
     errno = 0;
     ok (flux_jobtap_jobspec_update_pack (jt->p, "{s:i}", "foo.bar", 1) == -1
             && errno == EINVAL,
