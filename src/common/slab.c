@@ -49,14 +49,23 @@ static size_t stride (const struct slab *s)
     return (s->size + a - 1) / a * a;
 }
 
-/* A chunk's bytes of blocks (a few dozen jobs). */
+/* A chunk's bytes of blocks: the first a few dozen jobs, each next one
+ * as many as the slab has, up to CHUNK_MAX_BYTES, so that it grows (two
+ * allocations, one of them a large one that may make glibc consolidate
+ * its free lists) a logarithmic number of times. */
 #define CHUNK_BYTES 32768
+#define CHUNK_MAX_BYTES (1024 * 1024)
 
 /* One more chunk, its blocks on the free stack. */
 static bool grow (struct slab *s)
 {
     size_t step = stride (s);
-    size_t n = step < CHUNK_BYTES ? CHUNK_BYTES / step : 1;
+    size_t bytes = s->nblocks * step;
+    if (bytes < CHUNK_BYTES)
+        bytes = CHUNK_BYTES;
+    else if (bytes > CHUNK_MAX_BYTES)
+        bytes = CHUNK_MAX_BYTES;
+    size_t n = step < bytes ? bytes / step : 1;
     void **free_stack = realloc (s->free, (s->nblocks + n) * sizeof (void *));
     if (!free_stack)
         return false;

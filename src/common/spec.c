@@ -446,7 +446,11 @@ static int spec_replay_add (struct job *job, json_t *updates)
     const char *kept = update_memo_text (job->rt->update_memo, updates,
                                          &kept_len);
     if (kept) {
-        /* written once for every job that packed the same update */
+        /* written once for every job that packed the same update; a
+         * first one in a block of its exact size, as compact_append
+         * makes it */
+        if (!b->data && (b->data = malloc (kept_len + 1)))
+            b->cap = kept_len + 1;
         if (kept_len >= b->cap - b->len && strbuf_grow (b, kept_len) < 0)
             return -1; /* (the list as it was) */
         strbuf_put (b, kept, kept_len);

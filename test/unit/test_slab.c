@@ -1,6 +1,8 @@
 /* slab.c: blocks handed out are distinct, aligned and whole; freed ones
  * come back before a new chunk is made; clear refuses while a block is
- * out and empties the slab otherwise. */
+ * out and empties the slab otherwise; chunks grow with the slab, up to a
+ * bound. */
+#include <stdlib.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,9 +65,40 @@ static void test_blocks (void)
     ok (slab_clear (&s) == 0, "and clears again");
 }
 
+/* 100k blocks: a chunk as large as the slab so far, so a few grows, each
+ * of at most a MiB of blocks. */
+static void test_growth (void)
+{
+#ifndef SLAB_PLAIN_MALLOC
+    enum { MANY = 100000 };
+    struct slab s = {0};
+    void **p = malloc (MANY * sizeof (*p));
+    size_t grows = 0, largest = 0, before = 0;
+    int got = 0;
+
+    for (got = 0; p && got < MANY && (p[got] = slab_alloc (&s, 100)); got++) {
+        if (s.nblocks != before) {
+            grows++;
+            if (s.nblocks - before > largest)
+                largest = s.nblocks - before;
+            before = s.nblocks;
+        }
+    }
+    ok (got == MANY, "%d blocks", MANY);
+    ok (grows <= 20, "in %zu chunks, not one per few hundred blocks", grows);
+    ok (largest * 100 <= 1024 * 1024, "the largest of %zu blocks (a MiB at most)",
+        largest);
+    for (int i = 0; i < got; i++)
+        slab_free (&s, p[i]);
+    ok (slab_clear (&s) == 0, "all back, cleared");
+    free (p);
+#endif
+}
+
 int main (void)
 {
     test_blocks ();
+    test_growth ();
     done_testing ();
     return 0;
 }
