@@ -330,6 +330,39 @@ static uint32_t topic_hash (const char *topic, size_t n)
     return (uint32_t)(h ^ (h >> 29));
 }
 
+/* The pointer slot of address 'topic' after its first, 'tp', holds
+ * another: the one holding it among the probed, else an empty one, else
+ * the first (evicted). */
+static __attribute__ ((noinline)) struct topic_pointer *
+pointer_slot_probe (struct dispatch *d,
+                    const char *topic,
+                    struct topic_pointer *tp)
+{
+    unsigned first = (unsigned)(tp - d->by_pointer);
+    struct topic_pointer *empty = NULL;
+
+    for (unsigned i = 1; i < TOPIC_POINTER_PROBE && tp->topic; i++) {
+        struct topic_pointer *p = &d->by_pointer[(first + i) % TOPIC_POINTERS];
+        if (p->topic == topic)
+            return p;
+        if (!p->topic && !empty)
+            empty = p;
+    }
+    return tp->topic && empty ? empty : tp;
+}
+
+/* The pointer slot of address 'topic' (pointer_slot_probe past the
+ * first). */
+static inline struct topic_pointer *pointer_slot (struct dispatch *d,
+                                                  const char *topic)
+{
+    uint64_t h = (uint64_t)(uintptr_t)topic * 0x9e3779b97f4a7c15u;
+    _Static_assert (TOPIC_POINTERS == 128, "the hash takes 7 bits");
+    struct topic_pointer *tp = &d->by_pointer[h >> 57];
+
+    return tp->topic == topic ? tp : pointer_slot_probe (d, topic, tp);
+}
+
 /* The topic's cached answer (*hit), or a slot to cache it in, or NULL
  * for topics too long to cache. */
 static struct topic_answer *topic_slot (struct runtime *rt,
@@ -338,8 +371,7 @@ static struct topic_answer *topic_slot (struct runtime *rt,
 {
     struct topic_answer *cache = rt->dispatch->topic_cache;
     unsigned gen = plugin_handlers_generation ();
-    struct topic_pointer *tp =
-        &rt->dispatch->by_pointer[((uintptr_t)topic >> 3) % TOPIC_POINTERS];
+    struct topic_pointer *tp = pointer_slot (rt->dispatch, topic);
     struct topic_answer *free_slot = NULL;
     size_t n;
     uint32_t h;
@@ -399,8 +431,7 @@ struct jt_plugin *first_handler (struct runtime *rt,
         a->gen = plugin_handlers_generation ();
         a->len = (unsigned)strlen (topic);
         memcpy (a->topic, topic, a->len + 1);
-        rt->dispatch->by_pointer[((uintptr_t)topic >> 3) % TOPIC_POINTERS] =
-            (struct topic_pointer){topic, a};
+        *pointer_slot (rt->dispatch, topic) = (struct topic_pointer){topic, a};
         a->first = first;
         a->count = n;
     }

@@ -30,8 +30,11 @@ struct topic_answer {
 };
 
 /* The answer a topic string at this address last had: most topics are
- * the runtime's constants, so a lookup is one string compare. */
-#define TOPIC_POINTERS 32
+ * the runtime's constants, so a lookup is one string compare.  Addresses
+ * are hashed and probed, so that where the constants happen to lie
+ * (a build's layout) does not make two of them evict each other. */
+#define TOPIC_POINTERS 128
+#define TOPIC_POINTER_PROBE 4
 struct topic_pointer {
     const char *topic;
     struct topic_answer *answer;

@@ -191,7 +191,8 @@ static bool quick_members (struct fmt_walk *q, json_t *o, int depth)
             opt = true;
             q->p++;
         }
-        v = o ? json_object_get (o, key) : NULL;
+        /* (lazy args' roots are mostly empty: no key hashed then) */
+        v = o && json_object_size (o) ? json_object_get (o, key) : NULL;
         if (!v && o && depth == 0 && q->virt) {
             const char *path[33] = {key};
             q->objects_told = 0;

@@ -39,6 +39,14 @@ struct seconds_text {
     char digits[20];
 };
 
+/* A known event's name as a JSON string, copied whole: no strlen and no
+ * copy of a length known only at run time for each entry. */
+#define QUOTED_NAME_MAX 24
+struct quoted_name {
+    char text[QUOTED_NAME_MAX];
+    size_t len;
+};
+
 struct store {
     char *dir;
     pthread_mutex_t io;   /* one writer of the files at a time */
@@ -58,6 +66,7 @@ struct store {
     flux_jobid_t open_id;
     size_t open_end;
     struct seconds_text seconds; /* of the last timestamp recorded */
+    struct quoted_name quoted[EV_NKNOWN]; /* the known events' names */
     struct strbuf *spare_pending; /* for the next provisional job */
     json_t *kept;         /* "<id>" -> entries, until restore takes them */
 };
@@ -84,7 +93,7 @@ static char *put_time_at (char *p, double t, struct seconds_text *last)
         last->sec = sec;
         last->len = (size_t)(put_u64_at (last->digits, sec) - last->digits);
     }
-    memcpy (p, last->digits, last->len);
+    memcpy (p, last->digits, sizeof (last->digits)); /* (TIME_MAX has room) */
     p += last->len;
     *p++ = '.';
     memcpy (p, pairs + 2 * (f / 10000), 2);
@@ -168,9 +177,12 @@ static void put_entry (struct strbuf *b,
     struct runtime *rt = job->rt;
     static const char ts[] = "{\"timestamp\":", nm[] = ",\"name\":",
                       cx[] = ",\"context\":";
-    size_t len = strlen (ev->name);
-    char *p = strbuf_room (b, sizeof (ts) + TIME_MAX + sizeof (nm) + 2
-                                  + 6 * len + sizeof (cx));
+    const struct quoted_name *known =
+        ev->kind >= 0 ? &rt->store->quoted[ev->kind] : NULL;
+    size_t len = known ? 0 : strlen (ev->name);
+    char *p = strbuf_room (b, sizeof (ts) + TIME_MAX + sizeof (nm)
+                                  + (known ? QUOTED_NAME_MAX : 2 + 6 * len)
+                                  + sizeof (cx));
     if (!p)
         return;
     char *start = p;
@@ -178,11 +190,8 @@ static void put_entry (struct strbuf *b,
     p = put_time_at (p + sizeof (ts) - 1, ev->timestamp, &rt->store->seconds);
     memcpy (p, nm, sizeof (nm) - 1);
     p += sizeof (nm) - 1;
-    if (ev->kind >= 0) { /* a known name: nothing to escape */
-        *p++ = '"';
-        p = (char *)memcpy (p, ev->name, len) + len;
-        *p++ = '"';
-    }
+    if (known) /* nothing to escape (the room has QUOTED_NAME_MAX) */
+        p = (char *)memcpy (p, known->text, QUOTED_NAME_MAX) + known->len;
     else
         p = put_string_at (p, ev->name, len);
     if (ev->context || ev->numbers_of != NUMBERS_NONE) {
@@ -469,6 +478,15 @@ int store_open (struct runtime *rt, const char *dir, jobtap_host_error_t *err)
     }
     s->fd = -1;
     pthread_mutex_init (&s->io, NULL);
+    for (int kind = 0; kind < EV_NKNOWN; kind++) {
+        struct quoted_name *q = &s->quoted[kind];
+        q->len = (size_t)snprintf (q->text, sizeof (q->text), "\"%s\"",
+                                   event_name (kind));
+        if (q->len >= sizeof (q->text)) {
+            errprintf (err, "event name %s is too long", event_name (kind));
+            goto fail;
+        }
+    }
     /* Everything kept goes into a fresh snapshot now, so the journals it
      * came from go and this process starts a journal of its own. */
     if (!(s->kept = store_read_dir (dir, 0, &last, err)))

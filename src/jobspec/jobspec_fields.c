@@ -55,27 +55,50 @@ static const size_t string_members[] = {
 };
 #define NSTRINGS (sizeof (string_members) / sizeof (string_members[0]))
 _Static_assert (NSTRINGS <= 32, "a block's 'present' has a bit per string");
-/* string_members' index of dependency: without it, a job has no
- * attributes.system.dependencies, told without loading the block (every
- * submission asks). */
-#define DEPENDENCY_STRING 5
 /* How many of the first string members jobspec_system_member reads for
  * attributes.system.<key>: they come first (partition to dependency), so
  * finding a member loads no more than it reads (test_jobspec_fields
  * checks the answers against the built jobspec). */
 static size_t system_member_strings (const char *key)
 {
+    /* by the first letter: one compare a key (asked on every submission) */
     static const char *const by_last_string[] = {
         "queue", "bank", "project", "cwd", "job", "dependencies",
     };
-    if (!strcmp (key, "duration")) /* a number: asked on most submissions */
-        return 0;
-    for (size_t i = 0; i < sizeof (by_last_string) / sizeof (*by_last_string);
-         i++) {
-        if (!strcmp (key, by_last_string[i]))
-            return i + 1;
+    size_t i;
+    switch (key[0]) {
+    case 'q':
+        i = 0;
+        break;
+    case 'b':
+        i = 1;
+        break;
+    case 'p':
+        i = 2;
+        break;
+    case 'c':
+        i = 3;
+        break;
+    case 'j':
+        i = 4;
+        break;
+    case 'd':
+        i = 5;
+        break;
+    default:
+        return 0; /* the members it does not read fields for */
     }
-    return 0; /* duration, and the members it does not read fields for */
+    return strcmp (key, by_last_string[i]) ? 0 : i + 1;
+}
+
+/* Whether attributes.system.<key> is absent by the block's present bits
+ * alone: each member system_member_strings counts strings for is made of
+ * the last of them, and is absent without it (every submission asks for
+ * some: the dependencies, a policy's queue), told without loading. */
+static bool member_surely_absent (const struct block *b, const char *key)
+{
+    size_t n = system_member_strings (key);
+    return n > 0 && !(b->present & (1u << (n - 1)));
 }
 
 static const char **member (struct jobspec_fields *f, size_t i)
@@ -275,9 +298,7 @@ enum jobspec_member jobspec_fields_find (const void *block,
                                            : JOBSPEC_MEMBER_ABSENT;
     if (strcmp (path[1], "system") || depth > 4 || !block_valid (block, len))
         return JOBSPEC_MEMBER_UNKNOWN;
-    if (depth == 3 && !strcmp (path[2], "dependencies")
-        && !(((const struct block *)block)->present
-             & (1u << DEPENDENCY_STRING)))
+    if (depth == 3 && member_surely_absent (block, path[2]))
         return JOBSPEC_MEMBER_ABSENT;
     if (depth == 3 && scalar && !strcmp (path[2], "duration")) {
         /* the member most read: one number of the block, nothing loaded */

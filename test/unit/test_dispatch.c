@@ -2,6 +2,7 @@
  * and the args callbacks get, on a runtime made here with in-process
  * plugins. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,22 @@ static void test_topics (void)
     ok (stack_handles (&rt, "job.state.depend")
             && !stack_handles (&rt, "job.inactive-add"),
         "stack_handles says who listens");
+
+    /* topics 256 bytes apart, as constants may lie: each keeps a pointer
+     * slot of its own (a slot by the address's low bits alone gave them
+     * one, each evicting the last) */
+    static char spaced[8][256];
+    int slotted = 0;
+    for (int i = 0; i < 8; i++) {
+        snprintf (spaced[i], sizeof (spaced[i]), "job.spaced.%d", i);
+        (void)first_handler (&rt, spaced[i], NULL);
+    }
+    for (int i = 0; i < 8; i++) {
+        for (int k = 0; k < TOPIC_POINTERS; k++)
+            slotted += rt.dispatch->by_pointer[k].topic == spaced[i];
+    }
+    ok (slotted == 8, "8 topics 256 bytes apart: 8 pointer slots (%d)",
+        slotted);
 
     ans = cached ("job.state.sched");
     ok (ans && ans->first == a && ans->count == 2,
