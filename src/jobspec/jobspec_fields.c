@@ -91,16 +91,6 @@ static size_t system_member_strings (const char *key)
     return strcmp (key, by_last_string[i]) ? 0 : i + 1;
 }
 
-/* Whether attributes.system.<key> is absent by the block's present bits
- * alone: each member system_member_strings counts strings for is made of
- * the last of them, and is absent without it (every submission asks for
- * some: the dependencies, a policy's queue), told without loading. */
-static bool member_surely_absent (const struct block *b, const char *key)
-{
-    size_t n = system_member_strings (key);
-    return n > 0 && !(b->present & (1u << (n - 1)));
-}
-
 static const char **member (struct jobspec_fields *f, size_t i)
 {
     return (const char **)((char *)f + string_members[i]);
@@ -298,9 +288,14 @@ enum jobspec_member jobspec_fields_find (const void *block,
                                            : JOBSPEC_MEMBER_ABSENT;
     if (strcmp (path[1], "system") || depth > 4 || !block_valid (block, len))
         return JOBSPEC_MEMBER_UNKNOWN;
-    if (depth == 3 && member_surely_absent (block, path[2]))
+    size_t strings = system_member_strings (depth == 3 ? path[2] : "job");
+    /* each member that strings are counted for is made of the last of
+     * them, and is absent without it: told without loading (every
+     * submission asks for some, the dependencies, a policy's queue) */
+    if (depth == 3 && strings
+        && !(((const struct block *)block)->present & (1u << (strings - 1))))
         return JOBSPEC_MEMBER_ABSENT;
-    if (depth == 3 && scalar && !strcmp (path[2], "duration")) {
+    if (depth == 3 && scalar && !strings && !strcmp (path[2], "duration")) {
         /* the member most read: one number of the block, nothing loaded */
         *scalar = (struct jobspec_scalar){
             .type = JSON_REAL,
@@ -309,10 +304,7 @@ enum jobspec_member jobspec_fields_find (const void *block,
         };
         return JOBSPEC_MEMBER_SCALAR;
     }
-    if (load (block, &f,
-              depth == 3 ? system_member_strings (path[2])
-                         : system_member_strings ("job"),
-              NULL) < 0)
+    if (load (block, &f, strings, NULL) < 0)
         return JOBSPEC_MEMBER_UNKNOWN;
     if (depth == 3)
         return jobspec_system_member (&f, path[2], value, scalar);
