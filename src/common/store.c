@@ -61,6 +61,8 @@ struct store {
     bool line_cut;        /* the journal ends in a line cut short whose
                              rest is not kept: the next write ends it */
     struct strbuf buf;    /* recorded, not written (runtime lock) */
+    struct strbuf spare;  /* the last written buffer, emptied: the next
+                             flush's buf (io lock) */
     /* The last line of buf is this job's events line, ending at
      * open_end: the job's next event joins it (0: no such line). */
     flux_jobid_t open_id;
@@ -518,6 +520,7 @@ void store_close (struct runtime *rt)
         close (s->fd);
     json_decref (s->kept);
     strbuf_free (&s->buf);
+    strbuf_free (&s->spare);
     strbuf_destroy (s->spare_pending);
     pthread_mutex_destroy (&s->io);
     free (s->dir);
@@ -548,9 +551,10 @@ ssize_t store_flush (struct runtime *rt, bool sync)
     pthread_mutex_lock (&s->io);
     runtime_lock ();
     b = s->buf;
-    memset (&s->buf, 0, sizeof (s->buf));
+    s->buf = s->spare;
     s->open_end = 0;
     runtime_unlock ();
+    s->spare = (struct strbuf){0};
     if (b.len > 0) {
         size_t done = 0;
         if (end_cut_line (s) < 0
@@ -609,16 +613,12 @@ ssize_t store_flush (struct runtime *rt, bool sync)
         }
     }
     if (rc >= 0 && b.data && b.cap <= SPARE_MAX) {
-        /* the written buffer back for the next records, unless they
-         * have made another meanwhile */
-        runtime_lock ();
-        if (!s->buf.data) {
-            b.len = 0;
-            b.data[0] = '\0';
-            s->buf = b;
-            b = (struct strbuf){0};
-        }
-        runtime_unlock ();
+        /* the written buffer for the next flush to give the records,
+         * without taking the runtime lock again here */
+        b.len = 0;
+        b.data[0] = '\0';
+        s->spare = b;
+        b = (struct strbuf){0};
     }
     /* The sync waits for the disk: outside the io lock, so a writer
      * under Slurm's job write lock (a hook) never waits for it.  Only
