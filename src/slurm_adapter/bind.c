@@ -52,11 +52,16 @@ static void log_record_jobspec (const job_record_t *job, json_t *spec)
     free (s);
 }
 
+/* The record's mark: held by its empty environment array, or written in
+ * its environment (mark.h). */
 static bool
 job_mark (struct adapter_ctx *ctx, const job_record_t *job, struct mark *m)
 {
-    return mark_find (job->spank_job_env, job->spank_job_env_size, &ctx->boot,
-                      m);
+    char **env = job->spank_job_env;
+    uint32_t n = job->spank_job_env_size;
+    return (env && n == 0
+            && mark_inline_find (env, n, xsize (env), &ctx->boot, m))
+           || mark_find (env, n, &ctx->boot, m);
 }
 
 void bind_end (const job_record_t *job, bool requeued)

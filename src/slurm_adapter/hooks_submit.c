@@ -52,8 +52,16 @@ static void mark_submission (struct adapter_ctx *ctx,
     char *mark = xmalloc_nz (MARK_SIZE); /* mark_format writes it all */
 
     mark_format (mark, &ctx->boot, m);
-    desc->spank_job_env = xrealloc (
-        desc->spank_job_env, sizeof (char *) * (desc->spank_job_env_size + 2));
+    if (!desc->spank_job_env) {
+        /* the usual request, with none: both slots are written below, so
+         * not zeroed (xrealloc from nothing is a calloc) */
+        desc->spank_job_env = xmalloc_nz (2 * sizeof (char *));
+        desc->spank_job_env_size = 0;
+    }
+    else
+        desc->spank_job_env = xrealloc (desc->spank_job_env,
+                                        sizeof (char *)
+                                            * (desc->spank_job_env_size + 2));
     desc->spank_job_env[desc->spank_job_env_size++] = mark;
     desc->spank_job_env[desc->spank_job_env_size] = NULL;
 }
@@ -253,7 +261,19 @@ static int submit_hook (job_desc_msg_t *desc,
         m.flags |= MARK_CREATED_HELD;
         desc->priority = 0; /* the agent releases it once jobtap decided */
     }
-    mark_submission (ctx, desc, &m);
+    if (!desc->spank_job_env && desc->priority == NO_VAL
+        && !(m.flags & (MARK_CREATED_HELD | MARK_ARRAY | MARK_HET_LEADER
+                        | MARK_HET_COMPONENT))) {
+        /* bound in this RPC by site_factor_p_set, which finds the mark in
+         * the record's empty environment array, moved from the request
+         * (mark.h) */
+        struct mark_inline *a = xmalloc_nz (MARK_INLINE_SIZE);
+        mark_inline_write (a, &ctx->boot, &m);
+        desc->spank_job_env = (char **)a;
+        desc->spank_job_env_size = 0;
+    }
+    else
+        mark_submission (ctx, desc, &m);
     if (m.flags & MARK_CREATED_HELD)
         queue_submitted (ctx->queue);
     return SLURM_SUCCESS;

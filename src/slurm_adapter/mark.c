@@ -102,3 +102,26 @@ bool mark_find (char *const *env,
     }
     return false;
 }
+
+void mark_inline_write (struct mark_inline *a,
+                        const struct mark_boot *boot,
+                        const struct mark *m)
+{
+    a->terminator = NULL;
+    a->boot = boot->value;
+    a->mark = *m;
+}
+
+bool mark_inline_find (char *const *env,
+                       uint32_t n,
+                       size_t size,
+                       const struct mark_boot *boot,
+                       struct mark *m)
+{
+    const struct mark_inline *a = (const struct mark_inline *)env;
+    if (!env || n != 0 || size != MARK_INLINE_SIZE || a->terminator
+        || a->boot != boot->value || !a->mark.token)
+        return false;
+    *m = a->mark;
+    return true;
+}

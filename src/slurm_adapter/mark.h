@@ -9,6 +9,16 @@
  * written before <flags> existed has four fields: those jobs were all
  * created held (MARK_CREATED_HELD).
  *
+ * The usual submission is not written a mark: one that brings no spank
+ * environment and whose record slurmctld creates and gives its first
+ * priority in the same RPC (bind.h). job_submit gives it an empty
+ * environment array whose allocation holds the mark after the array's
+ * NULL (mark_inline_write), and slurmctld moves that array into the
+ * record (an empty array is never copied or sent, nor saved: a restarted
+ * slurmctld reads none), where bind_in_allocate finds the mark by the
+ * array's size and this process's boot (mark_inline_find). No string is
+ * made, added or parsed.
+ *
  * Pure string work with no Slurm types or locks, so any module may call it
  * from any thread; the caller owns the buffers. */
 #ifndef SLURM_JOBTAP_ADAPTER_MARK_H
@@ -69,5 +79,30 @@ bool mark_find (char *const *env,
                 uint32_t n,
                 const struct mark_boot *boot,
                 struct mark *m);
+
+/* The allocation of an empty environment array that holds a mark: its
+ * NULL, then the mark. */
+struct mark_inline {
+    char *terminator; /* NULL: the array has no entries */
+    uint64_t boot;    /* this process's (mark_boot.value) */
+    struct mark mark;
+};
+
+/* Write the array's NULL and m into a (MARK_INLINE_SIZE bytes). */
+#define MARK_INLINE_SIZE sizeof (struct mark_inline)
+void mark_inline_write (struct mark_inline *a,
+                        const struct mark_boot *boot,
+                        const struct mark *m);
+
+/* The mark held by env, an array of n entries in an allocation of 'size'
+ * bytes: true, with *m set, when env is an empty array of a mark's size
+ * whose mark is this process's; false, leaving *m alone, otherwise (an
+ * array with entries, or one nobody made as a mark, is never read past
+ * its entries). */
+bool mark_inline_find (char *const *env,
+                       uint32_t n,
+                       size_t size,
+                       const struct mark_boot *boot,
+                       struct mark *m);
 
 #endif

@@ -1,5 +1,6 @@
 /* The submission mark (src/slurm_adapter/mark.c): what job_submit writes
- * into a job's spank environment and the agent reads back. */
+ * into a job's spank environment and the agent reads back, and the mark
+ * an empty environment array holds past its NULL. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,6 +170,40 @@ static void test_last_wins (void)
         "within the first n entries");
 }
 
+static void test_inline (void)
+{
+    struct mark_inline a, other;
+    const struct mark_boot *b = boot (99);
+    struct mark m = {0, 0, 0, 0}, kept = {7, 16, 0, MARK_BATCH};
+    char **env = (char **)&a;
+    char *full[2] = {"A=1", NULL};
+
+    mark_inline_write (&a, b, &kept);
+    ok (env[0] == NULL, "the array's NULL comes first: an empty environment");
+    ok (mark_inline_find (env, 0, MARK_INLINE_SIZE, b, &m) && m.token == 7
+            && m.urgency == 16 && m.op_priority == 0 && m.flags == MARK_BATCH,
+        "the mark is found in the record's empty array");
+    m.token = 0;
+    ok (!mark_inline_find (env, 1, MARK_INLINE_SIZE, b, &m) && m.token == 0,
+        "not in an array said to hold an entry");
+    ok (!mark_inline_find (env, 0, sizeof (char *), b, &m) && m.token == 0,
+        "not in an empty array of another size (never read past it)");
+    ok (!mark_inline_find (NULL, 0, 0, b, &m) && m.token == 0,
+        "not without an array");
+    ok (!mark_inline_find (env, 0, MARK_INLINE_SIZE, boot (98), &m)
+            && m.token == 0,
+        "not another process's (its boot)");
+    ok (!mark_inline_find (full, 1, MARK_INLINE_SIZE, b, &m) && m.token == 0,
+        "not in an environment with entries");
+    mark_inline_write (&other, b, &(struct mark){0, 16, 0, 0});
+    ok (!mark_inline_find ((char **)&other, 0, MARK_INLINE_SIZE, b, &m),
+        "not one without a provisional job (token 0)");
+    other.terminator = "A=1";
+    other.mark.token = 7;
+    ok (!mark_inline_find ((char **)&other, 0, MARK_INLINE_SIZE, b, &m),
+        "not one whose first slot is an entry");
+}
+
 int main (void)
 {
     test_format ();
@@ -178,6 +213,7 @@ int main (void)
     test_not_found ();
     test_malformed ();
     test_last_wins ();
+    test_inline ();
     done_testing ();
     return 0;
 }
