@@ -182,7 +182,10 @@ like "$(cluster_log)" "jobtap: JobId=$id was requeued: it starts anew in jobtap"
 # old run is cleaned up; start it now.
 cluster_wait_for 30 sh -c "squeue -h -j $id -o %r | grep -q BeginTime"
 scontrol update jobid="$id" starttime=now
-cluster_wait_for 60 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
+# (Slurm starts it at its next scheduling pass: under CI's load, a while)
+cluster_wait_for 120 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
+ok $? "the requeued job runs again once its start time is now" ||
+	diag "squeue: $(squeue -h -t all -j "$id" -o '%T %r %S')"
 cluster_wait_for 10 sh -c "$jobtap rpc lifecycle.seen '{\"id\": $id}' | grep -q 'sched\", \"run\"\]\|sched\",\"run\"\]'"
 like "$(states "$id")" ",sched,run$" "when it starts again, job.state.run again"
 scancel "$id"
