@@ -7,7 +7,8 @@ one connection, docs/cli.md "The protocol"). Python 3 standard library only.
 
 W holds the streams' files: wait, release, plain ("ID NAME TIME" per
 acknowledged submission), ops ("hold|release|update ID TIME" per
-acknowledged scontrol), kills ("SENT GONE" per SIGKILL: when it was sent,
+acknowledged scontrol), tries (the same, written before each release is
+sent: one a kill cut off may have been made), kills ("SENT GONE" per SIGKILL: when it was sent,
 when slurmctld was seen gone), restarts ("SENT DONE" per reconfigure that
 restarts slurmctld in place, 24.11) and squeue ("ID|NAME|
 TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
@@ -24,7 +25,7 @@ jobtap and in Slurm's reason, unless "release-KEY" was submitted; released
 dependency added once, before the kill (kept, not rebuilt). A plain job's
 jobtap duration is Slurm's time limit; urgency 0 exactly when Slurm has it
 held by its user or an operator; held when its hold was acknowledged and
-no release; no jobtap hold left. A job Slurm lost has no jobtap state
+no release was tried; no jobtap hold left. A job Slurm lost has no jobtap state
 left, or its id belongs to a later job whose history begins after the
 kill. A job Slurm shows ended may be unknown to jobtap: a restart restores
 the jobs that have not ended, as flux-core's job manager reloads only its
@@ -101,9 +102,11 @@ def main():
                       for l in lines(w, "restarts")])
     acked = sorted(((l[0], l[1], float(l[2])) for n in ("wait", "release", "plain")
                     for l in lines(w, n)), key=lambda a: (int(a[0]), a[2]))
-    ops = {}
+    ops, tries = {}, {}
     for op, jobid, t in lines(w, "ops"):
         ops.setdefault(jobid, []).append((float(t), op))
+    for op, jobid, t in lines(w, "tries"):
+        tries.setdefault(jobid, []).append((float(t), op))
     released = {l[1][len("release-"):] for l in lines(w, "release")}
     released_kept = {j["name"][len("release-"):] for j in slurm.values()
                      if j["name"].startswith("release-")}
@@ -202,7 +205,11 @@ def main():
             if (j["urgency"] == 0) != held:
                 bad.append(f"{jobid} {name}: urgency {j['urgency']}, Slurm's "
                            f"reason {reason!r}")
-            if "hold" in mine and "release" not in mine and not held:
+            # a release sent but not acknowledged (cut off by a kill) may
+            # have been made before it
+            tried = [o for (u, o) in tries.get(jobid, []) if u >= t - 0.5]
+            if ("hold" in mine and "release" not in mine
+                    and "release" not in tried and not held):
                 bad.append(f"{jobid} {name}: held by its user (acknowledged), "
                            f"released: {reason!r}, urgency {j['urgency']}")
             if reason.startswith("jobtap") or deps:

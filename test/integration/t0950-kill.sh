@@ -91,7 +91,9 @@ stream_update() {
 		if [ -z "$id" ]; then sleep 0.05; continue; fi
 		scontrol update jobid="$id" TimeLimit=$((2 + i % 3)) 2>/dev/null &&
 			echo "update $id $(stamp)" >>"$W/ops"
-		[ $((i % 5)) = 4 ] && scontrol release "$id" 2>/dev/null &&
+		# (tried first: a release a kill cuts off may still have been made)
+		[ $((i % 5)) = 4 ] && echo "release $id $(stamp)" >>"$W/tries" &&
+			scontrol release "$id" 2>/dev/null &&
 			echo "release $id $(stamp)" >>"$W/ops"
 		i=$((i + 1))
 	done
