@@ -53,7 +53,7 @@ enum client_state { CLIENT_READING, CLIENT_WAITING, CLIENT_WRITING };
 struct client {
     int fd;
     bool sealed; /* over TCP: each request in a munge credential */
-    char peer[80]; /* for the log: "uid N" or the TCP peer's address */
+    char peer[96]; /* for the log: "uid N" or "HOST port PORT" of a TCP peer */
     struct control_caller caller;
     enum client_state state;
     unsigned char header[CONTROL_HEADER_SIZE];
