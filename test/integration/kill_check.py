@@ -8,7 +8,8 @@ one connection, docs/cli.md "The protocol"). Python 3 standard library only.
 W holds the streams' files: wait, release, plain ("ID NAME TIME" per
 acknowledged submission), ops ("hold|release|update ID TIME" per
 acknowledged scontrol), tries (the same, written before each release is
-sent: one a kill cut off may have been made), kills ("SENT GONE" per SIGKILL: when it was sent,
+sent: one a kill cut off may have been made), kills ("SENT GONE" per
+SIGKILL: when it was sent,
 when slurmctld was seen gone), restarts ("SENT DONE" per reconfigure that
 restarts slurmctld in place, 24.11) and squeue ("ID|NAME|
 TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
