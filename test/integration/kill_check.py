@@ -5,14 +5,14 @@ one connection, docs/cli.md "The protocol"). Python 3 standard library only.
 
     kill_check.py W SOCKET
 
-W holds the streams' files: wait, release, plain ("ID NAME TIME" per
-acknowledged submission), ops ("hold|release|update ID TIME" per
-acknowledged scontrol), tries (the same, written before each release is
-sent: one a kill cut off may have been made), kills ("SENT GONE" per
-SIGKILL: when it was sent,
-when slurmctld was seen gone), restarts ("SENT DONE" per reconfigure that
-restarts slurmctld in place, 24.11) and squeue ("ID|NAME|
-TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
+W holds the streams' files: wait, release, plain ("ID NAME SENT ACKED"
+per acknowledged submission: when it was sent, when its reply was seen),
+ops ("hold|release|update ID SENT ACKED" per acknowledged scontrol), tries
+("release ID SENT", written before each release is sent: one a kill cut
+off may have been made), kills ("SENT GONE" per SIGKILL: when it was
+sent, when slurmctld was seen gone), restarts ("SENT DONE" per
+reconfigure that restarts slurmctld in place, 24.11) and squeue
+("ID|NAME|TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
 the counts: ACKED, LOST (jobs Slurm itself lost: acknowledged, gone after
 the next kill) with the window (the longest time from acknowledgement to
 the kill that lost a job), KEPT (waiting jobs whose history goes back
@@ -101,11 +101,12 @@ def main():
     kills = sorted([(float(l[0]), float(l[1]), "kill") for l in lines(w, "kills")]
                    + [(float(l[0]), float(l[1]), "restart")
                       for l in lines(w, "restarts")])
-    acked = sorted(((l[0], l[1], float(l[2])) for n in ("wait", "release", "plain")
-                    for l in lines(w, n)), key=lambda a: (int(a[0]), a[2]))
+    acked = sorted(((l[0], l[1], float(l[2]), float(l[3]))
+                    for n in ("wait", "release", "plain") for l in lines(w, n)),
+                   key=lambda a: (int(a[0]), a[3]))
     ops, tries = {}, {}
-    for op, jobid, t in lines(w, "ops"):
-        ops.setdefault(jobid, []).append((float(t), op))
+    for op, jobid, sent, t in lines(w, "ops"):
+        ops.setdefault(jobid, []).append((float(sent), float(t), op))
     for op, jobid, t in lines(w, "tries"):
         tries.setdefault(jobid, []).append((float(t), op))
     released = {l[1][len("release-"):] for l in lines(w, "release")}
@@ -122,7 +123,7 @@ def main():
 
     bad, lost = [], []
     kept_history = ended_unknown = 0
-    for jobid, name, t in acked:
+    for jobid, name, sent, t in acked:
         j = ctl.job(jobid)
         s = slurm.get(jobid)
         if s is None or s["name"] != name:
@@ -159,14 +160,14 @@ def main():
         if s["state"] != "PENDING":
             continue  # (the blocker is checked by the test itself)
         reason, deps = s["reason"], j["dependencies"]
-        # ops on this id since this job was acknowledged (the update stream
-        # picks plain jobs' ids, which a job Slurm lost leaves to the next).
-        # Both times are stamped after the reply, by streams that may be
-        # slow to stamp (0.5 s, as above): an op stamped just before the
-        # acknowledgement may have reached this job or the one before it.
-        mine = [o for (u, o) in sorted(ops.get(jobid, [])) if u >= t]
-        maybe = [o for (u, o) in sorted(ops.get(jobid, []))
-                 if t - 0.5 <= u < t]
+        # ops on this id (the update stream picks plain jobs' ids, which a
+        # job Slurm lost leaves to the next): one sent after this job's
+        # reply reached it; one sent before and answered after this job
+        # was sent may have reached it or the job Slurm lost before it
+        mine = [o for (o_sent, _, o) in sorted(ops.get(jobid, []))
+                if o_sent >= t]
+        maybe = [o for (o_sent, o_acked, o) in sorted(ops.get(jobid, []))
+                 if o_sent < t and o_acked > sent]
         if name.startswith("wait-") and ("release" in mine
                                          or "release" in maybe):
             continue  # an operator's release overrides a jobtap hold
@@ -208,7 +209,7 @@ def main():
                            f"reason {reason!r}")
             # a release sent but not acknowledged (cut off by a kill) may
             # have been made before it
-            tried = [o for (u, o) in tries.get(jobid, []) if u >= t - 0.5]
+            tried = [o for (o_sent, o) in tries.get(jobid, []) if o_sent >= sent]
             if ("hold" in mine and "release" not in mine
                     and "release" not in tried and not held):
                 bad.append(f"{jobid} {name}: held by its user (acknowledged), "

@@ -45,56 +45,66 @@ cp "$conf" "$W/good.conf"
 broken_line=$(wc -l <"$W/broken.conf")
 
 submit() { sbatch --parsable --exclusive -o /dev/null -t 5 -J "$1" --wrap true 2>/dev/null; }
-stamp() { date +%s.%N; }
+# Times are bash's own clock: a stream stamps without a fork, so a busy
+# machine delays its stamps little (and with a point, for the checker).
+LC_NUMERIC=C
 
 blocker=$(sbatch --parsable --exclusive -o /dev/null -t 60 -J blocker --wrap 'sleep 1200')
 cluster_wait_for 15 sh -c "squeue -h -j $blocker -o %T | grep -q RUNNING" ||
 	bail_out "the blocker did not start"
 sleep 6 # saved by Slurm (at most 5 s after a change), so no kill loses it
 
-# Each stream appends "ID NAME TIME" (or "OP ID TIME") for what Slurm
-# acknowledged, until $W/stop exists. Submissions are paced (0.1 s) so
+# Each stream appends "ID NAME SENT ACKED" (or "OP ID SENT ACKED") for
+# what Slurm acknowledged, until $W/stop exists: when the request was sent
+# and when its reply was seen, so the checker knows what an op on an id
+# reused after a kill may have reached. Submissions are paced (0.1 s) so
 # that 22 rounds and more stay within slurm-policy.so's 4096 remembered
 # waiters.
 stream_wait() { # KEY-PREFIX
-	local i=0 id
+	local i=0 id sent
 	while [ ! -e "$W/stop" ]; do
-		id=$(submit "wait-$1-$i") && echo "$id wait-$1-$i $(stamp)" >>"$W/wait"
+		sent=$EPOCHREALTIME
+		id=$(submit "wait-$1-$i") && echo "$id wait-$1-$i $sent $EPOCHREALTIME" >>"$W/wait"
 		i=$((i + 1))
 		sleep 0.1
 	done
 }
 stream_release() { # DIGITS: release each waiter whose key ends in one, once
-	local k id
+	local k id sent
 	while [ ! -e "$W/stop" ]; do
 		k=$(awk '{print $2}' "$W/wait" 2>/dev/null | sed -n "s/^wait-\\(.*[$1]\\)\$/\\1/p" |
 			grep -vxF -f <(awk '{print $2}' "$W/release" 2>/dev/null | sed 's/^release-//') | head -1)
 		if [ -z "$k" ]; then sleep 0.1; continue; fi
-		id=$(submit "release-$k") && echo "$id release-$k $(stamp)" >>"$W/release"
+		sent=$EPOCHREALTIME
+		id=$(submit "release-$k") && echo "$id release-$k $sent $EPOCHREALTIME" >>"$W/release"
 	done
 }
 stream_hold() { # NAME-PREFIX
-	local i=0 id
+	local i=0 id sent
 	while [ ! -e "$W/stop" ]; do
-		id=$(submit "plain-$1-$i") && echo "$id plain-$1-$i $(stamp)" >>"$W/plain"
+		sent=$EPOCHREALTIME
+		id=$(submit "plain-$1-$i") && echo "$id plain-$1-$i $sent $EPOCHREALTIME" >>"$W/plain"
 		if [ -n "$id" ] && [ $((i % 2)) = 1 ]; then
-			scontrol hold "$id" 2>/dev/null && echo "hold $id $(stamp)" >>"$W/ops"
+			sent=$EPOCHREALTIME
+			scontrol hold "$id" 2>/dev/null && echo "hold $id $sent $EPOCHREALTIME" >>"$W/ops"
 		fi
 		i=$((i + 1))
 		sleep 0.1
 	done
 }
 stream_update() {
-	local i=0 id
+	local i=0 id sent
 	while [ ! -e "$W/stop" ]; do
 		id=$(awk 'NR % 3 == 0 {print $1}' "$W/plain" 2>/dev/null | tail -n "$((i % 7 + 1))" | head -1)
 		if [ -z "$id" ]; then sleep 0.05; continue; fi
+		sent=$EPOCHREALTIME
 		scontrol update jobid="$id" TimeLimit=$((2 + i % 3)) 2>/dev/null &&
-			echo "update $id $(stamp)" >>"$W/ops"
+			echo "update $id $sent $EPOCHREALTIME" >>"$W/ops"
 		# (tried first: a release a kill cuts off may still have been made)
-		[ $((i % 5)) = 4 ] && echo "release $id $(stamp)" >>"$W/tries" &&
+		sent=$EPOCHREALTIME
+		[ $((i % 5)) = 4 ] && echo "release $id $sent" >>"$W/tries" &&
 			scontrol release "$id" 2>/dev/null &&
-			echo "release $id $(stamp)" >>"$W/ops"
+			echo "release $id $sent $EPOCHREALTIME" >>"$W/ops"
 		i=$((i + 1))
 	done
 }
@@ -116,19 +126,19 @@ stream_reconfigure() {
 				cp "$W/broken.conf" "$conf"
 				# 22.05 answers before it tells the plugins to reload,
 				# so the broken file stays until jobtap has read it
-				scontrol reconfigure 2>/dev/null && echo "broken $(stamp)" >>"$W/reconf" &&
+				scontrol reconfigure 2>/dev/null && echo "broken $EPOCHREALTIME" >>"$W/reconf" &&
 					cluster_wait_for 20 refused_since "$refused_before"
 				cp "$W/good.conf" "$conf"
 				# the last good configuration still decides
 				"$jobtap" list 2>/dev/null | grep -q slurm-policy ||
-					echo "missing $(stamp)" >>"$W/reconf"
+					echo "missing $EPOCHREALTIME" >>"$W/reconf"
 			) 9>"$W/conf.lock"
 		else
 			local sent
-			sent=$(stamp)
-			scontrol reconfigure 2>/dev/null && echo "good $(stamp)" >>"$W/reconf" &&
+			sent=$EPOCHREALTIME
+			scontrol reconfigure 2>/dev/null && echo "good $EPOCHREALTIME" >>"$W/reconf" &&
 				# 24.11: a restart in place, where Slurm can lose jobs too
-				{ [ "$release" -lt 2411 ] || echo "$sent $(stamp)" >>"$W/restarts"; }
+				{ [ "$release" -lt 2411 ] || echo "$sent $EPOCHREALTIME" >>"$W/restarts"; }
 		fi
 		i=$((i + 1))
 	done
@@ -164,10 +174,10 @@ for round in $(seq 1 "$KILL_ROUNDS"); do
 	exec 9>"$W/conf.lock"
 	flock 9 # no broken reconfigure in flight
 	pid=$(ctld_pid)
-	kill_at=$(stamp)
+	kill_at=$EPOCHREALTIME
 	kill -KILL "$pid"
 	_cluster_wait_exit "$pid" 20 || bail_out "round $round: slurmctld $pid did not die"
-	echo "$kill_at $(stamp)" >>"$W/kills" # sent, and slurmctld gone
+	echo "$kill_at $EPOCHREALTIME" >>"$W/kills" # sent, and slurmctld gone
 	marker=$(lines_now) out_marker=$(out_lines)
 	if [ $((round % 5)) = 0 ]; then
 		cp "$W/broken.conf" "$conf"
