@@ -12,9 +12,9 @@ ops ("hold|release|update ID SENT ACKED" per acknowledged scontrol), tries
 off may have been made), kills ("SENT GONE" per SIGKILL: when it was
 sent, when slurmctld was seen gone), restarts ("SENT DONE" per
 reconfigure that restarts slurmctld in place, 24.11) and squeue
-("ID|NAME|TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken rule, then
-the counts: ACKED, LOST (jobs Slurm itself lost: acknowledged, gone after
-the next kill) with the window (the longest time from acknowledgement to
+("ID|NAME|TIMELIMIT|REASON|STATE"). Prints one "BAD ..." line per broken
+rule, then the counts: ACKED, LOST (jobs Slurm itself lost: acknowledged,
+gone after the next kill) with the window (the longest time from acknowledgement to
 the kill that lost a job), KEPT (waiting jobs whose history goes back
 to before a kill) and ENDED_UNKNOWN (jobs Slurm shows ended that jobtap no
 longer has).
@@ -107,8 +107,8 @@ def main():
     ops, tries = {}, {}
     for op, jobid, sent, t in lines(w, "ops"):
         ops.setdefault(jobid, []).append((float(sent), float(t), op))
-    for op, jobid, t in lines(w, "tries"):
-        tries.setdefault(jobid, []).append((float(t), op))
+    for op, jobid, sent in lines(w, "tries"):
+        tries.setdefault(jobid, []).append((float(sent), op))
     released = {l[1][len("release-"):] for l in lines(w, "release")}
     released_kept = {j["name"][len("release-"):] for j in slurm.values()
                      if j["name"].startswith("release-")}
@@ -164,9 +164,9 @@ def main():
         # job Slurm lost leaves to the next): one sent after this job's
         # reply reached it; one sent before and answered after this job
         # was sent may have reached it or the job Slurm lost before it
-        mine = [o for (o_sent, _, o) in sorted(ops.get(jobid, []))
-                if o_sent >= t]
-        maybe = [o for (o_sent, o_acked, o) in sorted(ops.get(jobid, []))
+        on_id = ops.get(jobid, [])
+        mine = [o for (o_sent, _, o) in on_id if o_sent >= t]
+        maybe = [o for (o_sent, o_acked, o) in on_id
                  if o_sent < t and o_acked > sent]
         if name.startswith("wait-") and ("release" in mine
                                          or "release" in maybe):
