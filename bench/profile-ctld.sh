@@ -21,10 +21,22 @@
 # Completions are counted in slurmctld's log, not by asking slurmctld,
 # so the waiting adds nothing to the profile.
 #
+# --summary DUMP N prints the per-job summary of an earlier dump again.
+#
 # BENCH_PARTITION=batch submits the jobs to "batch" by name (by default
 # they name none): with mode a, Slurm alone doing what the benchmark
 # policies decide, to tell Slurm's own work on that decision from ours.
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+# Per job, from a dump of N jobs (bench/ctld_summary.py says what).
+_profile_summary() {
+	callgrind_annotate --tree=caller --inclusive=yes --threshold=100 "$1" 2>/dev/null |
+		python3 "$top/bench/ctld_summary.py" "$2"
+}
+if [ "${1:-}" = --summary ]; then
+	_profile_summary "${2:?usage: $0 --summary DUMP N}" "${3:?usage: $0 --summary DUMP N}"
+	exit
+fi
 . "$top/test/lib/cluster.sh"
 . "$top/bench/lib.sh"
 run=0
@@ -71,3 +83,4 @@ cluster_stop; _bench_cgroup_remove
 dump=$outfile.1 # the first dump: the N submissions
 bench_say "profile: $dump"
 callgrind_annotate --inclusive=yes "$dump" | sed -n '/PROGRAM TOTALS/,$p' | grep -v '???:0x' | head -n 60
+_profile_summary "$dump" "$n"
