@@ -273,6 +273,9 @@ bool bind_in_allocate (struct adapter_ctx *ctx,
      * no settling afterwards */
     if (job_new (ctx, job, m.token, m.urgency) < 0)
         return false;
+    /* the next id bound here: the agent's scan need not look it up */
+    if (job->job_id == ctx->scan_next)
+        ctx->scan_next++;
     if (m.flags & MARK_HET_LEADER) {
         ctx->het_leader_token = m.token;
         ctx->het_leader_id = job->job_id;

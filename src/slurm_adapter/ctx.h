@@ -15,6 +15,7 @@
 #include "mark.h"
 
 struct agent;
+struct apply_memo;
 struct array_dirty;
 struct conf;
 struct control;
@@ -31,6 +32,8 @@ struct adapter_ctx {
     struct agent *agent;  /* agent.c */
     struct control *control; /* control.c: the control socket */
     struct keep *keep;    /* keep.c: the jobs' kept state */
+    struct apply_memo *apply_memo; /* jobspec_apply.c: the last submission's
+                                    * updates, checked */
     struct fences *fences; /* fence.c: new jobs kept from starting until the
                             * agent applies jobtap's hold */
     struct array_dirty *array_dirty; /* array_sync.c: array records whose
@@ -43,8 +46,8 @@ struct adapter_ctx {
     uint64_t het_leader_token; /* bind.c, under the job write lock: the */
     uint32_t het_leader_id;    /* hetjob leader just bound (het_job.h) */
     uint32_t scan_next;   /* bind.c, under the job write lock (the agent, or
-                           * the first bind in a submission): the first job
-                           * id not looked at yet; 0 = scan every job */
+                           * a submission's bind): the first job id not
+                           * looked at or bound yet; 0 = scan every job */
 };
 
 #endif
