@@ -133,14 +133,26 @@ static void bench_desc_init (void)
 
 /* Apply the updates as job_submit does, then undo them so the next
  * iteration starts from the same request. */
+static struct apply_memo apply_memo;
+
 static int bench_apply_updates (json_t *updates)
 {
     jobtap_host_error_t err;
-    int rc = jobspec_apply_updates (&desc, NULL, updates, &err);
+    int rc = jobspec_apply_updates (&desc, NULL, updates, &apply_memo, &err);
     xfree (desc.partition);
     return rc;
 }
 #endif
+
+/* The runtime ended, with what the bench kept of its objects let go
+ * first (they may come from its pool). */
+static void runtime_fini (void)
+{
+#ifdef BENCH_HAVE_JOBSPEC
+    apply_memo_clear (&apply_memo);
+#endif
+    jobtap_host_fini ();
+}
 
 /* The jobspec, and with the jobspec build linked the fields it was built
  * from (source may be NULL: not wanted). */
@@ -380,7 +392,7 @@ int main (int argc, char **argv)
         loop_lifecycle (profile_n);
         printf ("lifecycle_us %s pending=%d %.3f us\n", profile,
                 profile_pending, (now () - t0) * 1e6 / profile_n);
-        jobtap_host_fini ();
+        runtime_fini ();
         return 0;
     }
 
@@ -412,7 +424,7 @@ int main (int argc, char **argv)
         next_id = 1;
         double life = median_us (loop_lifecycle, per);
         printf ("lifecycle_us %s %.3f us\n", stacks[s].name, life);
-        jobtap_host_fini ();
+        runtime_fini ();
     }
 
     /* Reprioritize: builtins only, then 1 and 5 C plugins with a priority. */
@@ -441,7 +453,7 @@ int main (int argc, char **argv)
             if (k == 1)
                 printf ("heap_per_job %s %d %.0f bytes\n", rstacks[s].name,
                         counts[k], (double)(h1 - h0) / counts[k]);
-            jobtap_host_fini ();
+            runtime_fini ();
         }
     }
     /* Memory with the Lua policy (its per-job state lives in Lua). */
@@ -451,7 +463,7 @@ int main (int argc, char **argv)
     add_jobs (big);
     printf ("heap_per_job lua1 %d %.0f bytes\n", big,
             (double)(heap_used () - h0) / big);
-    jobtap_host_fini ();
+    runtime_fini ();
     /* Jobs that came through a submission keep what it was built from
      * rather than the jobspec's text (with the jobspec build linked). */
     start ("c1", c1);
@@ -467,7 +479,7 @@ int main (int argc, char **argv)
     }
     printf ("heap_per_job c1-submitted %d %.0f bytes\n", big,
             (double)(heap_used () - h0) / big);
-    jobtap_host_fini ();
+    runtime_fini ();
     json_decref (the_spec);
     if (log_errors) {
         fprintf (stderr, "bench-micro: %d runtime errors\n", log_errors);

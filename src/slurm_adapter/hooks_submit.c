@@ -224,7 +224,7 @@ static int submit_hook (job_desc_msg_t *desc,
         return SLURM_ERROR;
     }
     if (updates && json_object_size (updates) > 0 &&
-        jobspec_apply_updates (desc, NULL, updates, &err) < 0) {
+        jobspec_apply_updates (desc, NULL, updates, ctx->apply_memo, &err) < 0) {
         json_decref (updates);
         jobtap_host_submit_abort (token);
         info ("jobtap: rejected a job of user %u: %s", desc->user_id, err.text);
@@ -416,7 +416,7 @@ static int update_from_modify (job_desc_msg_t *desc,
     final = u.final;
     added = added_updates (request, final);
     if (json_object_size (added) > 0 &&
-        jobspec_apply_updates (desc, job, added, &err) < 0)
+        jobspec_apply_updates (desc, job, added, NULL, &err) < 0)
         rc = reject_update (job, submit_uid, err.text, err_msg);
     /* the runtime took the update: Slurm may still refuse it */
     if (final)

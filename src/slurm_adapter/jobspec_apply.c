@@ -400,19 +400,13 @@ static int refuse (jobtap_host_error_t *err, const char *key, const char *why)
     return errprintf (err, "jobtap: jobspec update of %s: %s", key, why);
 }
 
-/* A checked update: its table entry and value (borrowed from flat). */
-struct checked {
-    const struct jobspec_update_key *m;
-    json_t *v;
-};
-
 /* The updates few jobs get, on the stack; more take the heap. */
-#define CHECKED_ON_STACK 8
+#define CHECKED_ON_STACK APPLY_MEMO_KEYS
 
 /* What jobspec_apply_updates keeps of the keys as they are checked. */
 struct pass {
     const job_record_t *job;
-    struct checked stack[CHECKED_ON_STACK], *all;
+    struct jobspec_checked stack[CHECKED_ON_STACK], *all;
     size_t n, size;
     bool shape;
 };
@@ -427,21 +421,59 @@ keep (const struct jobspec_update_key *m, json_t *v, void *arg)
         return why;
     if (p->n == p->size) {
         size_t size = p->size * 2;
-        struct checked *all = xcalloc (size, sizeof (*all));
+        struct jobspec_checked *all = xcalloc (size, sizeof (*all));
         memcpy (all, p->all, p->n * sizeof (*all));
         if (p->all != p->stack)
             xfree (p->all);
         p->all = all;
         p->size = size;
     }
-    p->all[p->n++] = (struct checked){m, v};
+    p->all[p->n++] = (struct jobspec_checked){m, v};
     p->shape |= m->kind == JOBSPEC_UPDATE_SHAPE;
     return NULL;
+}
+
+void apply_memo_clear (struct apply_memo *memo)
+{
+    json_decref (memo->updates);
+    json_decref (memo->flat);
+    *memo = (struct apply_memo){.updates = NULL};
+}
+
+/* The check of updates memo keeps, into p; the flattened updates (a new
+ * reference), or NULL when memo keeps another object's. */
+static json_t *memo_find (struct apply_memo *memo,
+                          json_t *updates,
+                          struct pass *p)
+{
+    if (!memo || !memo->updates || memo->updates != updates)
+        return NULL;
+    memcpy (p->all, memo->checked, memo->n * sizeof (*p->all));
+    p->n = memo->n;
+    p->shape = memo->shape;
+    return json_incref (memo->flat);
+}
+
+/* Keep the check just made of updates in memo (when it fits). */
+static void memo_keep (struct apply_memo *memo,
+                       json_t *updates,
+                       json_t *flat,
+                       const struct pass *p)
+{
+    if (!memo || p->n > APPLY_MEMO_KEYS)
+        return;
+    apply_memo_clear (memo);
+    memo->updates = json_incref (updates);
+    memo->flat = json_incref (flat);
+    memo->n = p->n;
+    memo->shape = p->shape;
+    memcpy (memo->checked, p->all, p->n * sizeof (*p->all));
 }
 
 int jobspec_apply_updates (job_desc_msg_t *desc,
                            const job_record_t *job,
                            json_t *updates,
+                           struct apply_memo *memo,
                            jobtap_host_error_t *err)
 {
     struct pass p = {.job = job, .size = CHECKED_ON_STACK};
@@ -452,8 +484,13 @@ int jobspec_apply_updates (job_desc_msg_t *desc,
 
     /* Everything is checked first, so a bad key leaves the job as is. */
     p.all = p.stack;
-    if (!(flat = jobspec_updates_check_each (updates, keep, &p, err)))
-        goto out;
+    if (job)
+        memo = NULL; /* a record's check depends on the record */
+    if (!(flat = memo_find (memo, updates, &p))) {
+        if (!(flat = jobspec_updates_check_each (updates, keep, &p, err)))
+            goto out;
+        memo_keep (memo, updates, flat, &p);
+    }
     if (p.shape) {
         current_fields (desc, job, &now, &mail_user);
         if (jobspec_resize (&now, flat, &out, err) < 0)

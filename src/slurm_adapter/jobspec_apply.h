@@ -8,6 +8,9 @@
 #ifndef SLURM_JOBTAP_ADAPTER_JOBSPEC_APPLY_H
 #define SLURM_JOBTAP_ADAPTER_JOBSPEC_APPLY_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <jansson.h>
 
 #include "host_error.h"
@@ -21,16 +24,43 @@
 json_t *jobspec_updates_from_desc (const job_desc_msg_t *desc,
                                    const job_record_t *job);
 
+struct jobspec_update_key; /* src/jobspec/jobspec_update.h */
+
+/* A checked update: its table entry and value (borrowed from the
+ * flattened updates). */
+struct jobspec_checked {
+    const struct jobspec_update_key *m;
+    json_t *v;
+};
+
+/* The updates of the last submission, as checked: a policy that sets one
+ * default on job after job packs the runtime's kept update, one object
+ * shared by those jobs and never changed while shared, so the next job
+ * that brings the same object is not checked again.  Used under the job
+ * write lock (the submit hook). */
+#define APPLY_MEMO_KEYS 8
+struct apply_memo {
+    json_t *updates, *flat; /* references held; NULL: empty */
+    size_t n;
+    bool shape;
+    struct jobspec_checked checked[APPLY_MEMO_KEYS];
+};
+
+/* Let go of what memo holds. */
+void apply_memo_clear (struct apply_memo *memo);
+
 /* Apply jobspec updates (dotted keys -> values) to a job_desc: a whole
  * submission when job is NULL, else a request to update job (post-submit
  * updates and job_modify), which Slurm's update_job then makes.  Returns
  * 0, or -1 with err naming the first key that has no
  * Slurm equivalent, a value of the wrong type or a change Slurm cannot
  * make there; desc is then left unchanged.  With job, needs the job read
- * lock. */
+ * lock.  memo (a submission's only, or NULL) keeps the check of updates
+ * for the next call with the same object. */
 int jobspec_apply_updates (job_desc_msg_t *desc,
                            const job_record_t *job,
                            json_t *updates,
+                           struct apply_memo *memo,
                            jobtap_host_error_t *err);
 
 #endif

@@ -39,6 +39,7 @@
 #include "host.h"
 #include "instance.h"
 #include "jobspec.h"
+#include "jobspec_apply.h"
 #include "keep.h"
 #include "post_update.h"
 #include "queue.h"
@@ -53,6 +54,7 @@ static struct agent instance_agent;
 static struct control instance_control;
 static struct keep instance_keep;
 static struct fences instance_fences;
+static struct apply_memo instance_apply_memo;
 static struct array_dirty instance_array_dirty;
 static struct array_dirty instance_array_unbound;
 
@@ -64,6 +66,7 @@ struct adapter_ctx adapter_instance = {
     .control = &instance_control,
     .keep = &instance_keep,
     .fences = &instance_fences,
+    .apply_memo = &instance_apply_memo,
     .array_dirty = &instance_array_dirty,
     .array_unbound = &instance_array_unbound,
 };
@@ -207,6 +210,7 @@ void jobtap_slurm_fini (const char *plugin_type)
     fence_free (ctx->fences);
     array_dirty_free (ctx->array_dirty);
     array_dirty_free (ctx->array_unbound);
+    apply_memo_clear (ctx->apply_memo);
     jobtap_host_fini ();
     conf_clear (ctx->conf);
 }

@@ -125,7 +125,7 @@ void post_update_apply (struct adapter_ctx *ctx,
         goto out;
     slurm_init_job_desc_msg (desc);
     JOBTAP_DESC_JOB_ID (desc) = job_id;
-    if (jobspec_apply_updates (desc, job, updates, &why) < 0) {
+    if (jobspec_apply_updates (desc, job, updates, NULL, &why) < 0) {
         error ("jobtap: %pJ: %s's update cannot be made in Slurm: %s", job,
                plugin, why.text);
         agree_with_record (job, updates);

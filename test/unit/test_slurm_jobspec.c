@@ -400,7 +400,7 @@ static void test_apply (void)
         "attributes.system.bank", "Ops", "attributes.system.job", "name",
         "renamed", "attributes.system.constraints", "properties", "a", "b",
         "attributes.system.slurm.comment", "c", "attributes.system.cwd", "/w");
-    ok (jobspec_apply_updates (&d, NULL, u, &err) == 0 && !err.text[0],
+    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0 && !err.text[0],
         "updates with a Slurm equivalent apply");
     json_decref (u);
     isint (d.time_limit, 2, "duration 90 s is 2 minutes (rounded up)");
@@ -412,11 +412,11 @@ static void test_apply (void)
     is (d.work_dir, "/w", "cwd is the work dir");
 
     u = json_pack ("{s:i}", "attributes.system.duration", 0);
-    ok (jobspec_apply_updates (&d, NULL, u, &err) == 0, "duration 0 applies");
+    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0, "duration 0 applies");
     json_decref (u);
     ok (d.time_limit == INFINITE, "... as an unlimited time limit");
     u = json_pack ("{s:f}", "attributes.system.duration", 0.5);
-    ok (jobspec_apply_updates (&d, NULL, u, &err) == 0 && d.time_limit == 1,
+    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0 && d.time_limit == 1,
         "half a second is one minute, never 0 (unlimited)");
     json_decref (u);
 
@@ -448,7 +448,7 @@ static void test_apply (void)
     for (size_t i = 0; i < sizeof (refused) / sizeof (refused[0]); i++) {
         u = json_loads (refused[i].json, 0, NULL);
         err.text[0] = '\0';
-        ok (jobspec_apply_updates (&d, NULL, u, &err) == -1, "refused: %s",
+        ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == -1, "refused: %s",
             refused[i].json);
         is (err.text, refused[i].msg, "... with the message the user sees");
         json_decref (u);

@@ -31,7 +31,7 @@ static int apply (job_desc_msg_t *d, const job_record_t *job, const char *json)
     if (!u)
         bail_out ("bad test JSON %s", json);
     err.text[0] = '\0';
-    rc = jobspec_apply_updates (d, job, u, &err);
+    rc = jobspec_apply_updates (d, job, u, NULL, &err);
     json_decref (u);
     return rc;
 }
