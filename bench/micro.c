@@ -133,7 +133,7 @@ static void bench_desc_init (void)
 
 /* Apply the updates as job_submit does, then undo them so the next
  * iteration starts from the same request. */
-static struct apply_memo apply_memo;
+static struct apply_memo apply_memo = APPLY_MEMO_INIT;
 
 static int bench_apply_updates (json_t *updates)
 {

@@ -5,6 +5,7 @@
  * docs/jobspec.md documents the mapping. */
 #include <config.h>
 
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -433,25 +434,60 @@ keep (const struct jobspec_update_key *m, json_t *v, void *arg)
     return NULL;
 }
 
+/* The memo's lock: a spin, as what it guards is a few copies (a mutex
+ * would cost a submission more than the check it saves). */
+static void memo_lock (struct apply_memo *memo)
+{
+    while (atomic_flag_test_and_set_explicit (&memo->busy,
+                                              memory_order_acquire))
+        sched_yield ();
+}
+
+static void memo_unlock (struct apply_memo *memo)
+{
+    atomic_flag_clear_explicit (&memo->busy, memory_order_release);
+}
+
+/* What memo holds, let go under its lock: the two references. */
+static void memo_drop (struct apply_memo *memo, json_t **updates, json_t **flat)
+{
+    *updates = memo->updates;
+    *flat = memo->flat;
+    memo->updates = memo->flat = NULL;
+    memo->n = 0;
+}
+
 void apply_memo_clear (struct apply_memo *memo)
 {
-    json_decref (memo->updates);
-    json_decref (memo->flat);
-    *memo = (struct apply_memo){.updates = NULL};
+    json_t *updates, *flat;
+
+    memo_lock (memo);
+    memo_drop (memo, &updates, &flat);
+    memo_unlock (memo);
+    json_decref (updates);
+    json_decref (flat);
 }
 
 /* The check of updates memo keeps, into p; the flattened updates (a new
- * reference), or NULL when memo keeps another object's. */
+ * reference: the checked values are borrowed from it), or NULL when memo
+ * keeps another object's. */
 static json_t *memo_find (struct apply_memo *memo,
                           json_t *updates,
                           struct pass *p)
 {
-    if (!memo || !memo->updates || memo->updates != updates)
+    json_t *flat = NULL;
+
+    if (!memo)
         return NULL;
-    memcpy (p->all, memo->checked, memo->n * sizeof (*p->all));
-    p->n = memo->n;
-    p->shape = memo->shape;
-    return json_incref (memo->flat);
+    memo_lock (memo);
+    if (memo->updates && memo->updates == updates) {
+        memcpy (p->all, memo->checked, memo->n * sizeof (*p->all));
+        p->n = memo->n;
+        p->shape = memo->shape;
+        flat = json_incref (memo->flat);
+    }
+    memo_unlock (memo);
+    return flat;
 }
 
 /* Keep the check just made of updates in memo (when it fits). */
@@ -460,14 +496,20 @@ static void memo_keep (struct apply_memo *memo,
                        json_t *flat,
                        const struct pass *p)
 {
+    json_t *old_updates, *old_flat;
+
     if (!memo || p->n > APPLY_MEMO_KEYS)
         return;
-    apply_memo_clear (memo);
+    memo_lock (memo);
+    memo_drop (memo, &old_updates, &old_flat);
     memo->updates = json_incref (updates);
     memo->flat = json_incref (flat);
     memo->n = p->n;
     memo->shape = p->shape;
     memcpy (memo->checked, p->all, p->n * sizeof (*p->all));
+    memo_unlock (memo);
+    json_decref (old_updates);
+    json_decref (old_flat);
 }
 
 int jobspec_apply_updates (job_desc_msg_t *desc,

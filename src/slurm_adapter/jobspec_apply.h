@@ -8,6 +8,7 @@
 #ifndef SLURM_JOBTAP_ADAPTER_JOBSPEC_APPLY_H
 #define SLURM_JOBTAP_ADAPTER_JOBSPEC_APPLY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -36,15 +37,20 @@ struct jobspec_checked {
 /* The updates of the last submission, as checked: a policy that sets one
  * default on job after job packs the runtime's kept update, one object
  * shared by those jobs and never changed while shared, so the next job
- * that brings the same object is not checked again.  Used under the job
- * write lock (the submit hook). */
+ * that brings the same object is not checked again.  Its own lock: the
+ * submit hook may run in several threads at once (job_submit is called
+ * without the job write lock on 24.11 and later, and for 22.05's salloc
+ * and srun). */
 #define APPLY_MEMO_KEYS 8
 struct apply_memo {
+    atomic_flag busy;       /* a leaf lock, held for a few copies */
     json_t *updates, *flat; /* references held; NULL: empty */
     size_t n;
     bool shape;
     struct jobspec_checked checked[APPLY_MEMO_KEYS];
 };
+
+#define APPLY_MEMO_INIT {.busy = ATOMIC_FLAG_INIT}
 
 /* Let go of what memo holds. */
 void apply_memo_clear (struct apply_memo *memo);

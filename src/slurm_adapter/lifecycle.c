@@ -54,7 +54,7 @@ static struct agent instance_agent;
 static struct control instance_control;
 static struct keep instance_keep;
 static struct fences instance_fences;
-static struct apply_memo instance_apply_memo;
+static struct apply_memo instance_apply_memo = APPLY_MEMO_INIT;
 static struct array_dirty instance_array_dirty;
 static struct array_dirty instance_array_unbound;
 
