@@ -354,6 +354,7 @@ enum unpack_mode {
     MAY_READ,
     VIRTUAL,
     VIRTUAL_SCALARS, /* VIRTUAL, the finder telling scalars as such */
+    ALL_TOLD,        /* VIRTUAL_SCALARS, every key told (an empty root) */
 };
 
 static const char *lazy_key; /* MAY_READ, VIRTUAL: the key asked about */
@@ -365,6 +366,7 @@ static struct quick_virtual virt;
 static int finds; /* calls of find_in_value */
 static bool tell_scalars; /* find_in_value tells scalars as such */
 static char virtual_text[16]; /* VIRTUAL_SCALARS: room for a few strings */
+static bool all_told; /* find_in_value tells virtual_value from its root */
 static int find_in_value (void *arg,
                           const char *const *path,
                           int depth,
@@ -373,6 +375,8 @@ static int find_in_value (void *arg,
 {
     (void)arg;
     finds++;
+    if (all_told)
+        return find_in_json (virtual_value, path, depth, value, scalar);
     if (strcmp (path[0], lazy_key))
         return JOBTAP_SPEC_ABSENT;
     return find_in_json (virtual_value, path + 1, depth - 1, value,
@@ -402,15 +406,16 @@ static int unpack_via (enum unpack_mode mode,
         rc = quickpack_vunpack (root, err, fmt, ap);
     else if (mode == QUICK_ONLY)
         rc = quickpack_unpack (root, fmt, ap) ? 0 : -1;
-    else if (mode == VIRTUAL || mode == VIRTUAL_SCALARS) {
+    else if (mode == VIRTUAL || mode == VIRTUAL_SCALARS || mode == ALL_TOLD) {
         virt = (struct quick_virtual){
             .find = find_in_value,
             .text = virtual_text,
             .text_cap = sizeof (virtual_text),
         };
-        tell_scalars = mode == VIRTUAL_SCALARS;
+        tell_scalars = mode != VIRTUAL;
+        all_told = mode == ALL_TOLD;
         rc = quickpack_unpack_virtual (root, fmt, ap, &virt) ? 0 : -1;
-        tell_scalars = false;
+        tell_scalars = all_told = false;
         /* the document holds them too; what scalars made is the
          * reader's until the run is compared (release_held) */
         if (mode == VIRTUAL)
@@ -552,7 +557,7 @@ static json_t *random_object_first_object (void)
 static void test_unpack (int cases, bool object_first)
 {
     int bad = 0, quick = 0, fallback = 0, errors = 0, unread = 0;
-    int virtual = 0, scalar_reads = 0;
+    int virtual = 0, scalar_reads = 0, all_reads = 0;
 
     for (int n = 0; n < cases; n++) {
         json_t *doc = object_first  ? random_object_first_object ()
@@ -642,6 +647,23 @@ static void test_unpack (int cases, bool object_first)
             }
             json_decref (copy);
         }
+        /* Every key told by a finder, the root empty (plugin args before
+         * a reader needs more): the one-loop walk, or the general one. */
+        if (!detail[0] && json_is_object (doc)) {
+            static struct unpack_run v;
+            json_t *empty = json_object ();
+            virtual_value = doc;
+            unpack_run (ALL_TOLD, &sp, empty, &v);
+            if (v.rc == 0 && a.rc != 0)
+                snprintf (detail, sizeof (detail),
+                          "all told, the unpack took a failure");
+            else if (!wrote_alike (&sp, &a, &v, v.rc == 0))
+                snprintf (detail, sizeof (detail),
+                          "all told, the unpack wrote otherwise");
+            all_reads += v.rc == 0;
+            release_held ();
+            json_decref (empty);
+        }
         if (detail[0]) {
             bad++;
             show ("unpack", n, sp.fmt, doc, detail);
@@ -660,6 +682,8 @@ static void test_unpack (int cases, bool object_first)
         "unpack: the cases exercise a key read from a finder");
     ok (scalar_reads >= cases / 600,
         "unpack: and from a finder telling scalars (%d)", scalar_reads);
+    ok (all_reads >= cases / 20,
+        "unpack: and with every key told, the root empty (%d)", all_reads);
     ok (quick > cases / 5 && fallback > cases / 20 && errors > cases / 5 &&
             unread > cases / 20,
         "unpack: the cases exercise the quick path, jansson's and errors");
@@ -1206,6 +1230,33 @@ static void test_virtual (void)
             && !strcmp (n1, n2) && x == x2,
         "virtual: all optional, as jansson reads the value (%s)", n1);
     json_decref (real);
+
+    /* An empty root (a callback's args before a reader needed more): the
+     * walk in one loop, the same answers. */
+    json_t *empty = json_object ();
+    finds = 0;
+    duration = 0.;
+    queue = NULL;
+    read = virtual_unpack (empty, "{s:{s:{s:{s?F s?s}}}}", "jobspec",
+                           "attributes", "system", "duration", &duration,
+                           "queue", &queue);
+    ok (read && duration == 60. && !strcmp (queue, "q") && finds == 2,
+        "virtual, an empty root: a policy's two scalars, two questions (%d)",
+        finds);
+    name = "unset";
+    ok (virtual_unpack (empty, "{s:{s?{s?s} s:{s:{s:F}}}}", "jobspec",
+                        "nothing", "name", &name, "attributes", "system",
+                        "duration", &duration)
+            && !strcmp (name, "unset"),
+        "virtual, an empty root: an optional object absent, skipped");
+    ok (!virtual_unpack (empty, "{s:{s:{s?s}}}", "jobspec", "nothing", "name",
+                         &name)
+            && !virtual_unpack (empty, "{s:{s:{s:{s:F}}}}", "jobspec",
+                                "attributes", "system", "missing",
+                                &duration),
+        "virtual, an empty root: a required object or member absent: left "
+        "to the tree");
+    json_decref (empty);
     json_decref (virtual_value);
     json_decref (args);
 }
