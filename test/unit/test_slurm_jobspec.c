@@ -416,7 +416,8 @@ static void test_apply (void)
     json_decref (u);
     ok (d.time_limit == INFINITE, "... as an unlimited time limit");
     u = json_pack ("{s:f}", "attributes.system.duration", 0.5);
-    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0 && d.time_limit == 1,
+    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0
+            && d.time_limit == 1,
         "half a second is one minute, never 0 (unlimited)");
     json_decref (u);
 
@@ -708,6 +709,39 @@ static void test_urgency_from_record (void)
     isint (jobspec_urgency_from_record (&j), 16, "not held: urgency 16");
 }
 
+/* A submission's updates checked once for the object they are: the next
+ * submission bringing that object applies them unchecked, another object
+ * is checked, and clearing lets go of what the memo held. */
+static void test_apply_memo (void)
+{
+    struct apply_memo memo = APPLY_MEMO_INIT;
+    json_t *u = json_pack ("{s:s}", "attributes.system.queue", "batch");
+    json_t *bad = json_pack ("{s:s}", "attributes.system.nope", "x");
+    jobtap_host_error_t err = {""};
+    job_desc_msg_t d;
+    int applied = 0;
+
+    for (int i = 0; i < 2; i++) {
+        desc_init (&d);
+        applied += jobspec_apply_updates (&d, NULL, u, &memo, &err) == 0
+                   && d.partition && !strcmp (d.partition, "batch");
+        xfree (d.partition);
+    }
+    ok (applied == 2 && memo.updates == u && u->refcount == 3,
+        "memo: the same object applied twice, kept (refcount %zu)",
+        u->refcount);
+    desc_init (&d);
+    ok (jobspec_apply_updates (&d, NULL, bad, &memo, &err) < 0
+            && strstr (err.text, "has no Slurm equivalent")
+            && memo.updates == u && !d.partition,
+        "memo: another object is checked: %s", err.text);
+    apply_memo_clear (&memo);
+    ok (!memo.updates && u->refcount == 1,
+        "memo: cleared, its references let go");
+    json_decref (u);
+    json_decref (bad);
+}
+
 int main (void)
 {
     test_defaults ();
@@ -722,6 +756,7 @@ int main (void)
     test_wider ();
     test_every_field ();
     test_apply ();
+    test_apply_memo ();
     test_updates_from_desc ();
     test_setattr ();
     free (text);
