@@ -22,13 +22,17 @@ int strbuf_grow (struct strbuf *b, size_t n)
 
 char *put_u64_at (char *p, uint64_t v)
 {
-    char digits[20], *d = digits + sizeof (digits);
+    /* the digits counted first, then written in place from the last (the
+     * numbers written most are short: no copy through a buffer) */
+    size_t n = 1;
+    for (uint64_t t = v; t >= 10; t /= 10)
+        n++;
+    char *end = p + n;
     do {
-        *--d = (char)('0' + v % 10);
+        *--end = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    size_t n = (size_t)(digits + sizeof (digits) - d);
-    return (char *)memcpy (p, d, n) + n;
+    return p + n;
 }
 
 void strbuf_put_u64 (struct strbuf *b, uint64_t v)

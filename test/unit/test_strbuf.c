@@ -1,5 +1,6 @@
 /* strbuf.c: growing text, and what a write that cannot grow leaves. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,23 @@ int main (void)
     strbuf_puts (&b, "}");
     is (b.data, "{\"id\":0,18446744073709551615}", "strings and numbers");
     ok (b.len == strlen (b.data) && !b.dropped, "len counts them, none dropped");
+
+    /* numbers at each count of digits, as printf writes them */
+    struct strbuf n = {0};
+    char want[1024]; /* (60 numbers of up to 20 digits) */
+    size_t wlen = 0;
+    uint64_t v = 1;
+    for (int digits = 1; digits <= 20; digits++, v *= 10) {
+        uint64_t vs[] = {v - 1, v, v + 1};
+        for (size_t i = 0; i < 3; i++) {
+            strbuf_put_u64 (&n, vs[i]);
+            strbuf_put (&n, " ", 1);
+            wlen += (size_t)snprintf (want + wlen, sizeof (want) - wlen,
+                                      "%llu ", (unsigned long long)vs[i]);
+        }
+    }
+    is (n.data, want, "numbers of 1 to 20 digits and their neighbours");
+    strbuf_free (&n);
 
     /* past the first 256 bytes, then several doublings */
     char line[1000];
