@@ -27,7 +27,8 @@ def read(lines):
         if not m:
             block = []
             continue
-        count, kind, fn = int(m.group(1).replace(",", "")), m.group(2), m.group(3)
+        count = int(m.group(1).replace(",", ""))
+        kind, fn = m.group(2), m.group(3)
         if kind == "<":
             block.append((count, fn))
         elif kind == "*":
@@ -43,9 +44,11 @@ def main():
 
     def of(suffix):
         # (one function may be listed under two spellings of its file)
-        return max((v for f, v in inclusive.items() if f.endswith(suffix)), default=0)
+        return max((v for f, v in inclusive.items() if f.endswith(suffix)),
+                   default=0)
 
-    queue = [c for fn, cs in callers.items() if fn.endswith(":build_job_queue") for c in cs]
+    queue = [c for fn, cs in callers.items()
+             if fn.endswith(":build_job_queue") for c in cs]
     passes = inclusive.get(max(queue)[1], 0) if queue else 0
     saves = of(":dump_all_job_state")
     hook = of("job_submit_jobtap.c:job_submit")
@@ -55,11 +58,14 @@ def main():
     def k(x):
         return f"{x / n / 1000:.2f}k"
 
-    print(f"per job ({n} jobs): whole {k(total)}; "
-          f"less scheduler passes and job state saves {k(total - passes - saves)}")
-    print(f"  submission RPCs {k(of(':slurmctld_req'))}; ours: job_submit {k(hook)}, "
-          f"site_factor {k(site)}, agent {k(agent)}, all {k(hook + site + agent)}")
-    print(f"  periodic: scheduler passes {k(passes)}, job state saves {k(saves)}")
+    rpc = of(":slurmctld_req")
+    print(f"per job ({n} jobs): whole {k(total)}; less scheduler passes "
+          f"and job state saves {k(total - passes - saves)}")
+    print(f"  submission RPCs {k(rpc)}; ours: job_submit {k(hook)}, "
+          f"site_factor {k(site)}, agent {k(agent)}, "
+          f"all {k(hook + site + agent)}")
+    print(f"  periodic: scheduler passes {k(passes)}, "
+          f"job state saves {k(saves)}")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ _profile_summary() {
 		python3 "$top/bench/ctld_summary.py" "$2"
 }
 if [ "${1:-}" = --summary ]; then
-	_profile_summary "${2:?usage: $0 --summary DUMP N}" "${3:?usage: $0 --summary DUMP N}"
+	usage="usage: $0 --summary DUMP N"
+	_profile_summary "${2:?$usage}" "${3:?$usage}"
 	exit
 fi
 . "$top/test/lib/cluster.sh"

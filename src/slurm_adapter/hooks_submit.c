@@ -223,8 +223,9 @@ static int submit_hook (job_desc_msg_t *desc,
         *err_msg = xstrdup (err.text);
         return SLURM_ERROR;
     }
-    if (updates && json_object_size (updates) > 0 &&
-        jobspec_apply_updates (desc, NULL, updates, ctx->apply_memo, &err) < 0) {
+    if (updates && json_object_size (updates) > 0
+        && jobspec_apply_updates (desc, NULL, updates, ctx->apply_memo, &err)
+               < 0) {
         json_decref (updates);
         jobtap_host_submit_abort (token);
         info ("jobtap: rejected a job of user %u: %s", desc->user_id, err.text);

@@ -438,8 +438,8 @@ keep (const struct jobspec_update_key *m, json_t *v, void *arg)
  * would cost a submission more than the check it saves). */
 static void memo_lock (struct apply_memo *memo)
 {
-    while (atomic_flag_test_and_set_explicit (&memo->busy,
-                                              memory_order_acquire))
+    while (
+        atomic_flag_test_and_set_explicit (&memo->busy, memory_order_acquire))
         sched_yield ();
 }
 
@@ -471,9 +471,8 @@ void apply_memo_clear (struct apply_memo *memo)
 /* The check of updates memo keeps, into p; the flattened updates (a new
  * reference: the checked values are borrowed from it), or NULL when memo
  * keeps another object's. */
-static json_t *memo_find (struct apply_memo *memo,
-                          json_t *updates,
-                          struct pass *p)
+static json_t *
+memo_find (struct apply_memo *memo, json_t *updates, struct pass *p)
 {
     json_t *flat = NULL;
 

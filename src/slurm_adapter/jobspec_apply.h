@@ -50,7 +50,10 @@ struct apply_memo {
     struct jobspec_checked checked[APPLY_MEMO_KEYS];
 };
 
-#define APPLY_MEMO_INIT {.busy = ATOMIC_FLAG_INIT}
+#define APPLY_MEMO_INIT                                                        \
+    {                                                                          \
+        .busy = ATOMIC_FLAG_INIT                                               \
+    }
 
 /* Let go of what memo holds. */
 void apply_memo_clear (struct apply_memo *memo);

@@ -412,7 +412,8 @@ static void test_apply (void)
     is (d.work_dir, "/w", "cwd is the work dir");
 
     u = json_pack ("{s:i}", "attributes.system.duration", 0);
-    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0, "duration 0 applies");
+    ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == 0,
+        "duration 0 applies");
     json_decref (u);
     ok (d.time_limit == INFINITE, "... as an unlimited time limit");
     u = json_pack ("{s:f}", "attributes.system.duration", 0.5);
