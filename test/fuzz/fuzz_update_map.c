@@ -53,7 +53,7 @@ static void apply_one (json_t *updates, const job_record_t *job)
     slurm_init_job_desc_msg (d);
     d->user_id = 1000;
     memcpy (&before, d, sizeof (before));
-    if (jobspec_apply_updates (d, job, updates, &err) < 0) {
+    if (jobspec_apply_updates (d, job, updates, NULL, &err) < 0) {
         if (!err.text[0])
             fail ("a refused update with no message", NULL);
         if (memcmp (&before, d, sizeof (before)))
