@@ -554,6 +554,28 @@ static json_t *random_object_first_object (void)
 
 /* object_first: every document an object whose first key holds an
  * object, so that most cases read that key through a finder too. */
+/* An unpack through a finder telling scalars ('mode') of root: whether it
+ * read the format; where it took jansson's failure or wrote otherwise
+ * than jansson did ('a'), 'detail' says so, naming 'what'. */
+static bool told_alike (enum unpack_mode mode,
+                        const struct spec *sp,
+                        json_t *root,
+                        const struct unpack_run *a,
+                        const char *what,
+                        char *detail,
+                        size_t size)
+{
+    static struct unpack_run v;
+
+    unpack_run (mode, sp, root, &v);
+    if (v.rc == 0 && a->rc != 0)
+        snprintf (detail, size, "%s: the unpack took a failure", what);
+    else if (!wrote_alike (sp, a, &v, v.rc == 0))
+        snprintf (detail, size, "%s: the unpack wrote otherwise", what);
+    release_held ();
+    return v.rc == 0;
+}
+
 static void test_unpack (int cases, bool object_first)
 {
     int bad = 0, quick = 0, fallback = 0, errors = 0, unread = 0;
@@ -633,35 +655,21 @@ static void test_unpack (int cases, bool object_first)
                 }
                 virtual += v.rc == 0 && m.rc; /* read the key */
                 /* the same with scalars told as such */
-                if (!detail[0]) {
-                    unpack_run (VIRTUAL_SCALARS, &sp, copy, &v);
-                    if (v.rc == 0 && a.rc != 0)
-                        snprintf (detail, sizeof (detail),
-                                  "the finder's scalars took a failure");
-                    else if (!wrote_alike (&sp, &a, &v, v.rc == 0))
-                        snprintf (detail, sizeof (detail),
-                                  "the finder's scalars wrote otherwise");
-                    scalar_reads += v.rc == 0 && m.rc;
-                    release_held ();
-                }
+                if (!detail[0])
+                    scalar_reads += told_alike (VIRTUAL_SCALARS, &sp, copy,
+                                                &a, "the finder's scalars",
+                                                detail, sizeof (detail))
+                                    && m.rc;
             }
             json_decref (copy);
         }
         /* Every key told by a finder, the root empty (plugin args before
          * a reader needs more): the one-loop walk, or the general one. */
         if (!detail[0] && json_is_object (doc)) {
-            static struct unpack_run v;
             json_t *empty = json_object ();
             virtual_value = doc;
-            unpack_run (ALL_TOLD, &sp, empty, &v);
-            if (v.rc == 0 && a.rc != 0)
-                snprintf (detail, sizeof (detail),
-                          "all told, the unpack took a failure");
-            else if (!wrote_alike (&sp, &a, &v, v.rc == 0))
-                snprintf (detail, sizeof (detail),
-                          "all told, the unpack wrote otherwise");
-            all_reads += v.rc == 0;
-            release_held ();
+            all_reads += told_alike (ALL_TOLD, &sp, empty, &a, "all told",
+                                     detail, sizeof (detail));
             json_decref (empty);
         }
         if (detail[0]) {
