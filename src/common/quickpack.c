@@ -378,39 +378,20 @@ static bool quick_virtual_value (struct fmt_walk *q,
     return false;
 }
 
-/* Whether path[0..k) is an object for each k from told + 1 to n, by the
- * finder (an absent one is left to the general walk, which knows when an
- * optional key's absence skips its members). */
-static bool virtual_objects_all (struct quick_virtual *vt,
-                                 const char **path,
-                                 int told,
-                                 int n)
-{
-    for (int k = told + 1; k <= n; k++) {
-        json_t *v = NULL;
-        struct jobtap_spec_scalar scalar;
-        int kind = vt->find (vt->arg, path, k, &v, &scalar);
-        json_decref (v);
-        if (kind != JOBTAP_SPEC_OBJECT)
-            return false;
-    }
-    return true;
-}
-
 /* The usual unpack of an empty root (lazy args before a reader needed
  * more) in one loop, at the root's '{': objects of 's' keys, nested,
  * down to leaves each asked of the finder once, at its whole path, and
  * unpacked as quick_virtual_value unpacks them.  The objects on the way
- * are told by the leaves below them, or asked for when their '}' comes
- * with none told.  False for anything else (an absent object, an answer
- * the finder cannot give): the caller walks the format the general way,
- * which writes what this wrote again. */
+ * are told by the leaves below them, or asked for (virtual_objects, with
+ * no key taken as optional) when their '}' comes with none told.  False
+ * for anything else (an absent object, an answer the finder cannot
+ * give): the caller walks the format the general way, which writes what
+ * this wrote again. */
 static bool virtual_flat (struct fmt_walk *q)
 {
     struct quick_virtual *vt = q->virt;
     const char *path[33];
     int depth = 0; /* the keys of the object being walked */
-    int told = 0;  /* path[0..told) known to be objects */
 
     q->p++;
     for (;;) {
@@ -425,9 +406,9 @@ static bool virtual_flat (struct fmt_walk *q)
         if (k == 0) {
             if (depth == 0)
                 return true;
-            if (told < depth && !virtual_objects_all (vt, path, told, depth))
+            if (!virtual_objects (q, path, depth))
                 return false;
-            told = --depth;
+            q->objects_told = --depth;
             continue;
         }
         if (quick_token (q) == '?') {
@@ -435,8 +416,8 @@ static bool virtual_flat (struct fmt_walk *q)
             q->p++;
         }
         path[depth] = key;
-        if (told > depth)
-            told = depth; /* a sibling's members were told */
+        if (q->objects_told > depth)
+            q->objects_told = depth; /* a sibling's members were told */
         if (quick_token (q) == '{') {
             if (depth == 32)
                 return false;
@@ -446,7 +427,7 @@ static bool virtual_flat (struct fmt_walk *q)
         }
         kind = vt->find (vt->arg, path, depth + 1, &v, &scalar);
         if (kind == JOBTAP_SPEC_SCALAR) {
-            told = depth;
+            q->objects_told = depth;
             if (!quick_scalar (q, vt, &scalar, depth + 1))
                 return false;
         }
@@ -456,7 +437,7 @@ static bool virtual_flat (struct fmt_walk *q)
                 return false;
             }
             vt->held[vt->held_count++] = v;
-            told = depth;
+            q->objects_told = depth;
             if (!quick_value (q, v, depth + 1))
                 return false;
         }
