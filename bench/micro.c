@@ -131,10 +131,11 @@ static void bench_desc_init (void)
     desc.group_id = 1000;
 }
 
-/* Apply the updates as job_submit does, then undo them so the next
- * iteration starts from the same request. */
+/* What job_submit keeps of the last submission's updates checked. */
 static struct apply_memo apply_memo = APPLY_MEMO_INIT;
 
+/* Apply the updates as job_submit does, then undo them so the next
+ * iteration starts from the same request. */
 static int bench_apply_updates (json_t *updates)
 {
     jobtap_host_error_t err;

@@ -552,8 +552,6 @@ static json_t *random_object_first_object (void)
     return doc;
 }
 
-/* object_first: every document an object whose first key holds an
- * object, so that most cases read that key through a finder too. */
 /* An unpack through a finder telling scalars ('mode') of root: whether it
  * read the format; where it took jansson's failure or wrote otherwise
  * than jansson did ('a'), 'detail' says so, naming 'what'. */
@@ -576,6 +574,8 @@ static bool told_alike (enum unpack_mode mode,
     return v.rc == 0;
 }
 
+/* object_first: every document an object whose first key holds an
+ * object, so that most cases read that key through a finder too. */
 static void test_unpack (int cases, bool object_first)
 {
     int bad = 0, quick = 0, fallback = 0, errors = 0, unread = 0;

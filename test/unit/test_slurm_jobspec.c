@@ -450,8 +450,8 @@ static void test_apply (void)
     for (size_t i = 0; i < sizeof (refused) / sizeof (refused[0]); i++) {
         u = json_loads (refused[i].json, 0, NULL);
         err.text[0] = '\0';
-        ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == -1, "refused: %s",
-            refused[i].json);
+        ok (jobspec_apply_updates (&d, NULL, u, NULL, &err) == -1,
+            "refused: %s", refused[i].json);
         is (err.text, refused[i].msg, "... with the message the user sees");
         json_decref (u);
     }
