@@ -121,6 +121,7 @@ void jobtap_host_fini (void)
         json_decref (rt->inactive_order);
         compact_memo_clear (rt->compact_memo);
         update_memo_clear (rt->update_memo);
+        spec_memo_clear (rt);
         dispatch_clear (rt);
         flux_handle_destroy (rt->h);
         memset (&host_ops, 0, sizeof (host_ops));

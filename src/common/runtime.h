@@ -40,6 +40,10 @@ struct runtime {
     struct dispatch *dispatch;     /* dispatch.c: job stack, topic cache */
     struct compact_memo *compact_memo; /* compact.c: shared subtrees */
     struct update_memo *update_memo; /* update_memo.c: updates packed lately */
+    /* spec.c: how the updates object it holds bears on the dependencies'
+     * path, as job_dependencies last asked it (enum key_place) */
+    json_t *deps_updates;
+    int deps_place;
     uint64_t next_token;           /* submit.c: provisional ids */
     json_t *inactive_order;        /* host.c: inactive ids, oldest first */
 

@@ -282,26 +282,24 @@ bool spec_updated (struct job *job)
     return job->spec_replay && job->spec_replay->len > 0;
 }
 
-int spec_find (struct job *job,
-               const char *const *path,
-               int depth,
-               json_t **value,
-               struct jobtap_spec_scalar *scalar)
+/* What the host's recipe tells at path, given what the updates listed
+ * since it did there ('updated', updates_against_path). */
+static int find_in_source (struct job *job,
+                           const char *const *path,
+                           int depth,
+                           json_t **value,
+                           struct jobtap_spec_scalar *scalar,
+                           enum key_place updated)
 {
-    const struct jobtap_host_ops *ops = job->rt->ops;
-    enum key_place updated;
     int kind;
 
-    *value = NULL;
-    /* a tree at hand is read as it is */
-    if (job->jobspec || !spec_rebuildable (job) || !ops->jobspec_find)
-        return JOBTAP_SPEC_UNKNOWN;
     /* an update listed since the recipe is only in the tree made from
      * both, unless it is elsewhere */
-    if ((updated = updates_against_path (job, path, depth)) == KEY_ABOVE)
+    if (updated == KEY_ABOVE)
         return JOBTAP_SPEC_UNKNOWN;
-    kind = ops->jobspec_find (job->spec_source, job->spec_source_len, path,
-                              depth, value, scalar, job->rt->ops_arg);
+    kind = job->rt->ops->jobspec_find (job->spec_source, job->spec_source_len,
+                                       path, depth, value, scalar,
+                                       job->rt->ops_arg);
     if (((kind == JOBTAP_SPEC_VALUE && *value)
          || (kind == JOBTAP_SPEC_SCALAR && scalar))
         && updated == KEY_APART)
@@ -312,6 +310,26 @@ int spec_find (struct job *job,
         || (kind == JOBTAP_SPEC_ABSENT && updated == KEY_APART))
         return kind;
     return JOBTAP_SPEC_UNKNOWN;
+}
+
+/* Whether the recipe may answer: a tree at hand is read as it is. */
+static bool source_readable (struct job *job)
+{
+    return !job->jobspec && spec_rebuildable (job)
+           && job->rt->ops->jobspec_find;
+}
+
+int spec_find (struct job *job,
+               const char *const *path,
+               int depth,
+               json_t **value,
+               struct jobtap_spec_scalar *scalar)
+{
+    *value = NULL;
+    if (!source_readable (job))
+        return JOBTAP_SPEC_UNKNOWN;
+    return find_in_source (job, path, depth, value, scalar,
+                           updates_against_path (job, path, depth));
 }
 
 void job_spec_source (struct job *job, void *data, size_t len)
@@ -538,19 +556,50 @@ int validate_updates (json_t *updates)
     return 0;
 }
 
+/* updates_against_path for the dependencies' path, kept for the
+ * updates object it was asked of, which rt holds (own_object copies an
+ * object someone else holds before changing it): a policy that gives
+ * jobs the same default gives them one object, so most submissions ask
+ * of the same one.  Runtime lock. */
+static enum key_place deps_against_updates (struct job *job,
+                                            const char *const *path)
+{
+    struct runtime *rt = job->rt;
+    enum key_place place;
+
+    if (!spec_updated (job) || !json_is_object (job->all_updates))
+        return updates_against_path (job, path, 3);
+    if (job->all_updates == rt->deps_updates)
+        return (enum key_place)rt->deps_place;
+    place = updates_against_path (job, path, 3);
+    json_decref (rt->deps_updates);
+    rt->deps_updates = json_incref (job->all_updates);
+    rt->deps_place = (int)place;
+    return place;
+}
+
+void spec_memo_clear (struct runtime *rt)
+{
+    json_decref (rt->deps_updates);
+    rt->deps_updates = NULL;
+}
+
 /* attributes.system.dependencies of a job's jobspec: a new reference,
  * so it outlives the jobspec tree while plugins are called. */
 json_t *job_dependencies (struct job *job)
 {
     static const char *const path[] = {"attributes", "system",
                                        "dependencies"};
-    json_t *v;
+    json_t *v = NULL;
 
-    switch (spec_find (job, path, 3, &v, NULL)) {
-    case JOBTAP_SPEC_ABSENT:
-        return NULL;
-    case JOBTAP_SPEC_VALUE:
-        return v;
+    if (source_readable (job)) {
+        switch (find_in_source (job, path, 3, &v, NULL,
+                                deps_against_updates (job, path))) {
+        case JOBTAP_SPEC_ABSENT:
+            return NULL;
+        case JOBTAP_SPEC_VALUE:
+            return v;
+        }
     }
     return json_incref (
         json_object_get (json_object_get (json_object_get (job_jobspec (job),

@@ -57,6 +57,9 @@ void spec_compact_resting (struct runtime *rt);
 /* attributes.system.dependencies of the job's jobspec (new reference, so
  * it outlives the tree while plugins are called), or NULL. */
 json_t *job_dependencies (struct job *job);
+/* Let go of what job_dependencies kept of the last updates it was asked
+ * of (the runtime's fini). */
+void spec_memo_clear (struct runtime *rt);
 
 /* An object ready to change: 'o' itself when nobody but its holder holds
  * it, else a copy, or a new object if 'o' is none; a new reference, NULL

@@ -10,6 +10,7 @@
 
 #include "core_util.h"
 #include "compact.h"
+#include "spec.h"
 #include "update_memo.h"
 #include "dispatch.h"
 #include "host.h"
@@ -169,6 +170,7 @@ void core_runtime_fini (struct runtime *rt)
     dispatch_clear (rt);
     compact_memo_clear (rt->compact_memo);
     update_memo_clear (rt->update_memo);
+    spec_memo_clear (rt);
 }
 
 static char log_text[16384];

@@ -677,6 +677,83 @@ static void test_from_source (void)
     json_decref (spec);
 }
 
+/* A shared update (the first a job gets, as the jobspec-update event
+ * applies it: the object itself, held). */
+static void update_shared (struct job *job, json_t *u)
+{
+    ok (spec_apply_updates (job, u) == 0, "...the update applies");
+    job->all_updates = json_incref (u);
+}
+
+static struct job *job_from_recipe (json_t *spec)
+{
+    struct job *job = job_make (NULL);
+    char *text = json_dumps (spec, JSON_COMPACT);
+    job_spec_from_source (job, text, strlen (text));
+    return job;
+}
+
+/* job_dependencies keeps its answer for the updates object it was asked
+ * of: jobs given one policy default share it. */
+static void test_dependencies_shared (void)
+{
+    json_t *spec = spec_sample ();
+    json_t *queue = json_pack ("{s:s}", "attributes.system.queue", "q");
+    json_t *deps = json_pack ("{s:[{s:s s:s}]}",
+                              "attributes.system.dependencies", "scheme",
+                              "afterok", "value", "12");
+    struct job *a, *b, *c, *d;
+    json_t *got;
+
+    ops.compact_later = false;
+    ops.jobspec_rebuild = recipe_rebuild;
+    ops.jobspec_find = recipe_find;
+    a = job_from_recipe (spec);
+    update_shared (a, queue);
+    recipe_finds = recipe_rebuilds = 0;
+    ok (job_dependencies (a) == NULL && recipe_finds == 1
+            && recipe_rebuilds == 0 && rt.deps_updates == queue,
+        "an update elsewhere: no dependencies, told by the recipe; the "
+        "answer kept for its object");
+    b = job_from_recipe (spec);
+    update_shared (b, queue);
+    ok (job_dependencies (b) == NULL && recipe_finds == 2
+            && recipe_rebuilds == 0 && rt.deps_updates == queue,
+        "another job given the same object: the same answer");
+    c = job_from_recipe (spec);
+    update_shared (c, deps);
+    got = job_dependencies (c);
+    ok (json_is_array (got) && json_array_size (got) == 1
+            && recipe_rebuilds == 1 && rt.deps_updates == deps,
+        "another object, which adds dependencies: read from the tree");
+    json_decref (got);
+    d = job_from_recipe (spec);
+    update_shared (d, queue);
+    ok (job_dependencies (d) == NULL && rt.deps_updates == queue,
+        "the first object again: no dependencies");
+    ok (update (d, "{\"attributes.system.dependencies\":[]}") == 0
+            && d->all_updates != queue && json_object_size (queue) == 1,
+        "a job's next update changes a copy, not the object the answer "
+        "holds");
+    got = job_dependencies (d);
+    ok (json_is_array (got) && json_array_size (got) == 0,
+        "...and its dependencies are the ones it was given");
+    json_decref (got);
+    job_decref (a);
+    job_decref (b);
+    job_decref (c);
+    job_decref (d);
+    spec_memo_clear (&rt);
+    ok (rt.deps_updates == NULL && queue->refcount == 1
+            && deps->refcount == 1,
+        "cleared: the objects let go");
+    ops.jobspec_rebuild = NULL;
+    ops.jobspec_find = NULL;
+    json_decref (queue);
+    json_decref (deps);
+    json_decref (spec);
+}
+
 int main (void)
 {
     core_runtime_init (&rt, &ops);
@@ -691,6 +768,7 @@ int main (void)
     test_own ();
     test_source ();
     test_from_source ();
+    test_dependencies_shared ();
 
     core_runtime_fini (&rt);
     done_testing ();
