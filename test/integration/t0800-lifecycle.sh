@@ -179,8 +179,9 @@ like "$(states "$id")" "^depend,priority,sched,run,cleanup,inactive,depend,prior
 	"it goes cleanup, inactive, then back through depend, priority, sched as a new job"
 like "$(cluster_log)" "jobtap: JobId=$id was requeued: it starts anew in jobtap" "the log says so"
 # Slurm makes a requeued job wait for the credential lifetime once its
-# old run is cleaned up; start it now.
-cluster_wait_for 30 sh -c "squeue -h -j $id -o %r | grep -q BeginTime"
+# old run is cleaned up; start it now. (The cleanup took 35 s once under
+# CI's load: a start time set before it is overwritten by the requeue.)
+cluster_wait_for 180 sh -c "squeue -h -j $id -o %r | grep -q BeginTime"
 scontrol update jobid="$id" starttime=now
 # (Slurm starts it at its next scheduling pass: under CI's load, a while)
 cluster_wait_for 120 sh -c "squeue -h -j $id -o %T | grep -q RUNNING"
